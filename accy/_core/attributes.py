@@ -1,0 +1,204 @@
+"""IR attributes: immutable, hashable values, independent of any Context.
+
+Plain Python values stand for the simple kinds (`int` is an i64 integer, `str` a string, `bool` a
+boolean, `tuple` an array, `Type` a type attribute). The classes below cover what Python values
+cannot say: an integer of another width, a float of a given dtype (kept as its bit pattern, so
+every f64/f32/f16/bf16 value, nan payloads and -0.0 included, round-trips exactly), a sorted
+dictionary, a dense numpy constant, a symbol reference and the unit attribute.
+"""
+import struct
+
+import numpy as np
+
+from .types import DTYPES, FLOAT_DTYPES, INT_DTYPES, Type, TensorType, numpy_dtype, dtype_of_numpy
+
+_INT_RANGES = {"i64": (-2**63, 2**63 - 1), "i32": (-2**31, 2**31 - 1), "i16": (-2**15, 2**15 - 1),
+               "i8": (-128, 127), "u8": (0, 255), "i1": (0, 1)}
+_FLOAT_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
+
+
+class _Frozen:
+    __slots__ = ("_key", "_hash")
+
+    def _init_key(self, key):
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("attributes are immutable")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._key == self._key
+
+    def __hash__(self):
+        return self._hash
+
+
+class IntAttr(_Frozen):
+    """An integer of a given integer dtype (plain `int` means i64)."""
+    __slots__ = ()
+
+    def __init__(self, value, dtype="i64"):
+        if dtype not in _INT_RANGES:
+            raise ValueError(f"IntAttr dtype must be an integer dtype, got '{dtype}'")
+        lo, hi = _INT_RANGES[dtype]
+        value = int(value)
+        if not lo <= value <= hi:
+            raise ValueError(f"{value} does not fit in {dtype}")
+        self._init_key((int(value), dtype))
+
+    value = property(lambda self: self._key[0])
+    dtype = property(lambda self: self._key[1])
+
+    def __repr__(self):
+        return f"IntAttr({self._key[0]}, {self._key[1]!r})"
+
+
+class FloatAttr(_Frozen):
+    """A float of dtype f64/f32/f16/bf16, stored as its exact bit pattern."""
+    __slots__ = ()
+
+    def __init__(self, value, dtype="f64", *, bits=None):
+        if dtype not in _FLOAT_BITS:
+            raise ValueError(f"FloatAttr dtype must be a float dtype, got '{dtype}'")
+        if bits is None:
+            bits = _float_to_bits(value, dtype)
+        elif not 0 <= bits < 1 << _FLOAT_BITS[dtype]:
+            raise ValueError(f"bit pattern {bits:#x} does not fit in {dtype}")
+        self._init_key((int(bits), dtype))
+
+    bits = property(lambda self: self._key[0])
+    dtype = property(lambda self: self._key[1])
+
+    @property
+    def value(self):
+        """The value as a Python float (exact for every dtype; nan payloads may not survive)."""
+        return float(_bits_to_array(self._key[0], self._key[1])[0])
+
+    def __repr__(self):
+        return f"FloatAttr({self.value!r}, {self._key[1]!r}, bits={self._key[0]:#x})"
+
+
+def _uint_dtype(bits):
+    return {64: np.uint64, 32: np.uint32, 16: np.uint16}[bits]
+
+
+def _float_to_bits(value, dtype):
+    if dtype == "f64":
+        return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+    arr = np.array([value], dtype=np.float64).astype(numpy_dtype(dtype))
+    return int(arr.view(_uint_dtype(_FLOAT_BITS[dtype]))[0])
+
+
+def _bits_to_array(bits, dtype):
+    return np.array([bits], dtype=_uint_dtype(_FLOAT_BITS[dtype])).view(numpy_dtype(dtype))
+
+
+class DictAttr(_Frozen):
+    """A dictionary attribute with string keys, kept sorted by key (as MLIR does)."""
+    __slots__ = ()
+
+    def __init__(self, items=()):
+        items = dict(items)
+        for k in items:
+            if not isinstance(k, str):
+                raise TypeError(f"dictionary attribute keys are strings, got {k!r}")
+        self._init_key(tuple(sorted((k, check_attribute(v)) for k, v in items.items())))
+
+    def items(self):
+        return self._key
+
+    def __getitem__(self, key):
+        for k, v in self._key:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def __len__(self):
+        return len(self._key)
+
+    def __repr__(self):
+        return f"DictAttr({dict(self._key)!r})"
+
+
+class DenseAttr(_Frozen):
+    """A dense constant array; `array` is a read-only numpy copy, `type` its tensor type."""
+    __slots__ = ("array", "type")
+
+    def __init__(self, array, dtype=None):
+        arr = np.array(array, dtype=numpy_dtype(dtype) if dtype else None, copy=True, order="C")
+        accy_dtype = dtype or dtype_of_numpy(arr.dtype)
+        arr.setflags(write=False)
+        object.__setattr__(self, "array", arr)
+        object.__setattr__(self, "type", TensorType(accy_dtype, arr.shape))
+        self._init_key((accy_dtype, arr.shape, arr.tobytes()))
+
+    def __repr__(self):
+        return f"DenseAttr({self.array!r})"
+
+
+class SymbolRefAttr(_Frozen):
+    """A reference to a symbol by name, written `@name`."""
+    __slots__ = ()
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name:
+            raise ValueError("a symbol reference needs a non-empty name")
+        self._init_key((name,))
+
+    name = property(lambda self: self._key[0])
+
+    def __repr__(self):
+        return f"SymbolRefAttr({self._key[0]!r})"
+
+
+class UnitAttr(_Frozen):
+    """The attribute whose presence is its meaning, written `unit`."""
+    __slots__ = ()
+
+    def __init__(self):
+        self._init_key(())
+
+    def __repr__(self):
+        return "UNIT"
+
+
+UNIT = UnitAttr()
+ATTRIBUTE_CLASSES = (bool, int, str, tuple, Type, IntAttr, FloatAttr, DictAttr, DenseAttr,
+                     SymbolRefAttr, UnitAttr)
+
+
+def check_attribute(value):
+    """Return `value` as an attribute (lists become tuples, dicts DictAttr), or raise TypeError."""
+    if isinstance(value, list):
+        value = tuple(value)
+    if isinstance(value, dict):
+        return DictAttr(value)
+    if isinstance(value, float):
+        return FloatAttr(value, "f64")
+    if isinstance(value, np.ndarray):
+        return DenseAttr(value)
+    if not isinstance(value, ATTRIBUTE_CLASSES):
+        raise TypeError(f"{value!r} is not an attribute value")
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+        raise ValueError(f"{value} does not fit in i64")
+    if isinstance(value, tuple):
+        value = tuple(check_attribute(v) for v in value)
+    return value
+
+
+def attribute_bytes(value):
+    """Estimated bytes an attribute holds, for `Capacity.max_attribute_bytes`."""
+    if isinstance(value, DenseAttr):
+        return 64 + value.array.nbytes
+    if isinstance(value, str):
+        return 48 + len(value)
+    if isinstance(value, tuple):
+        return 56 + sum(attribute_bytes(v) for v in value)
+    if isinstance(value, DictAttr):
+        return 56 + sum(len(k) + attribute_bytes(v) for k, v in value.items())
+    return 32
+
+
+__all__ = ["IntAttr", "FloatAttr", "DictAttr", "DenseAttr", "SymbolRefAttr", "UnitAttr", "UNIT",
+           "check_attribute", "attribute_bytes", "DTYPES", "FLOAT_DTYPES", "INT_DTYPES"]

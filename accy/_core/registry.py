@@ -1,0 +1,82 @@
+"""The op registry: one row of data per op kind; dialects register rows, the core knows none.
+
+A row says an op's arity, region count, attribute schema, traits, and optionally a type
+inference and a verify function. Traits carry the common checks and inference so that most ops
+need no Python code at all (the core checks them at C speed).
+"""
+from dataclasses import dataclass, field
+
+# Trait bits (mirrored by the core; keep the values stable).
+TERMINATOR = 1 << 0                     # must be the last op of its block
+PURE = 1 << 1                           # no side effects: dead if its results are unused
+COMMUTATIVE = 1 << 2
+ELEMENTWISE = 1 << 3
+ISOLATED_FROM_ABOVE = 1 << 4            # regions may not use values defined outside the op
+NO_TERMINATOR = 1 << 5                  # blocks of its regions need no terminator
+SINGLE_BLOCK = 1 << 6                   # each region holds at most one block
+SAME_OPERANDS_AND_RESULT_TYPE = 1 << 7  # also infers the result type from the first operand
+SYMBOL = 1 << 8                         # defines a symbol through its `sym_name` attribute
+SYMBOL_TABLE = 1 << 9                   # symbols of its region are unique and can be looked up
+
+TRAIT_NAMES = {
+    "terminator": TERMINATOR, "pure": PURE, "commutative": COMMUTATIVE, "elementwise": ELEMENTWISE,
+    "isolated_from_above": ISOLATED_FROM_ABOVE, "no_terminator": NO_TERMINATOR,
+    "single_block": SINGLE_BLOCK, "same_operands_and_result_type": SAME_OPERANDS_AND_RESULT_TYPE,
+    "symbol": SYMBOL, "symbol_table": SYMBOL_TABLE,
+}
+VARIADIC = -1
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One op kind.
+
+    operands/results: an exact count, or (min, max) with max = VARIADIC for no upper bound.
+    attributes: name -> (python classes accepted, required?).
+    infer(operand_types, attributes) -> tuple of result types; used when a builder gives none.
+    verify(op) -> None or an error message (for checks the traits cannot express).
+    """
+    name: str
+    operands: object = 0
+    results: object = 0
+    regions: int = 0
+    attributes: dict = field(default_factory=dict)
+    traits: int = 0
+    infer: object = None
+    verify: object = None
+
+    def __post_init__(self):
+        if "." not in self.name:
+            raise ValueError(f"op names are 'dialect.op', got '{self.name}'")
+        for what in ("operands", "results"):
+            object.__setattr__(self, what, _arity(getattr(self, what)))
+
+    @property
+    def dialect(self):
+        return self.name.split(".", 1)[0]
+
+
+def _arity(spec):
+    if isinstance(spec, int):
+        return (spec, spec)
+    lo, hi = spec
+    return (int(lo), int(hi))
+
+
+REGISTRY = {}   # op name -> OpDef
+DIALECTS = {}   # dialect name -> tuple of op names
+
+
+def register_dialect(name, rows):
+    """Register a dialect's rows. Registering the same dialect twice replaces its rows."""
+    for old in DIALECTS.get(name, ()):
+        REGISTRY.pop(old, None)
+    for row in rows:
+        if row.dialect != name:
+            raise ValueError(f"op '{row.name}' does not belong to dialect '{name}'")
+        REGISTRY[row.name] = row
+    DIALECTS[name] = tuple(r.name for r in rows)
+
+
+def lookup(name):
+    return REGISTRY.get(name)

@@ -1,0 +1,1194 @@
+# cython: language_level=3, boundscheck=False, cdivision=True
+"""Text forms of the IR: accy's pretty form and MLIR's generic operation form.
+
+Both are printed and parsed here; `print(parse(t)) == t` for printed text. The parser reads
+either form, even mixed, op by op:
+
+  generic   %r = "d.op"(%a, %b) <{props}> ({regions}) {attrs} : (t1, t2) -> t3
+  pretty    %r = d.op %a, %b <{props}> {attrs} : t3 ({regions})
+
+The pretty form drops the quotes, the operand parentheses and the operand types (known from the
+definitions). Registered ops print their schema attributes as properties `<{...}>`, everything
+else in `{...}`; the parser merges both. Values and blocks are renumbered in order of appearance,
+so printed text and the fingerprint do not depend on names or ids.
+"""
+import hashlib
+import re
+
+import numpy as np
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from libc.stdint cimport int32_t, uint32_t
+from accy._core.context cimport (
+    Context, Operation, Block, OpRec, UseRec, ValueRec, BlockRec, RegionRec,
+    OP, USE, VAL, BLK, REG, ARGS, VALUE_PLACEHOLDER, VALUE_FREE,
+    create_op, create_block, insert_op, insert_block, erase_op, replace_all_uses,
+    new_placeholder, free_placeholder, op_handle, value_handle,
+)
+from accy._core.context import Module, as_module
+from accy._core.types import (Type, TensorType, FunctionType, OpaqueType, TYPE_KINDS, DTYPES,
+                              FLOAT_DTYPES, INT_DTYPES)
+from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr,
+                                   UnitAttr, UNIT, check_attribute, _float_to_bits,
+                                   _bits_to_array, _FLOAT_BITS)
+from accy._core.types import numpy_dtype
+from accy.errors import ParseError, CapacityError, AccyError
+
+cdef enum:
+    MAX_DEPTH = 200
+    DENSE_LIST_LIMIT = 1024
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+
+
+# ---- attributes and types as text -------------------------------------------------------------
+
+def escape_string(str s):
+    out = ['"']
+    for byte in s.encode("utf-8"):
+        ch = chr(byte)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif 32 <= byte < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:02X}")
+    out.append('"')
+    return "".join(out)
+
+
+def _key_str(str k):
+    return k if _IDENT.match(k) else escape_string(k)
+
+
+def float_text(bits, str dtype):
+    """Shortest decimal text that reads back to exactly `bits`, else the hex bit pattern."""
+    value = _bits_to_array(bits, dtype)[0]
+    if np.isfinite(value):
+        text = repr(float(value)) if dtype == "f64" else str(value)
+        if "e" not in text and "." not in text:
+            text += ".0"
+        if _float_to_bits(float(text), dtype) == bits:
+            return text
+    return f"0x{bits:0{_FLOAT_BITS[dtype] // 4}X}"
+
+
+def attr_text(a):
+    """An attribute's text (the same in both forms)."""
+    if a is True:
+        return "true"
+    if a is False:
+        return "false"
+    if isinstance(a, int):
+        return str(a)
+    if isinstance(a, str):
+        return escape_string(a)
+    if isinstance(a, Type):
+        return str(a)
+    if isinstance(a, tuple):
+        return "[" + ", ".join([attr_text(x) for x in a]) + "]"
+    if isinstance(a, FloatAttr):
+        text = float_text(a.bits, a.dtype)
+        return text if a.dtype == "f64" and not text.startswith("0x") else f"{text} : {a.dtype}"
+    if isinstance(a, IntAttr):
+        return f"{a.value} : {a.dtype}"
+    if isinstance(a, DictAttr):
+        return "{" + ", ".join([f"{_key_str(k)} = {attr_text(v)}" for k, v in a.items()]) + "}"
+    if isinstance(a, SymbolRefAttr):
+        return "@" + _key_str(a.name)
+    if isinstance(a, UnitAttr):
+        return "unit"
+    if isinstance(a, DenseAttr):
+        return f"dense<{_dense_body(a)}> : {a.type}"
+    raise TypeError(f"cannot print attribute {a!r}")
+
+
+def _dense_body(a):
+    arr = a.array
+    dtype = a.type.dtype
+    if arr.size > DENSE_LIST_LIMIT:
+        return '"0x' + arr.tobytes().hex().upper() + '"'
+    if dtype in FLOAT_DTYPES:
+        bits = arr.reshape(-1).view({64: np.uint64, 32: np.uint32, 16: np.uint16}[_FLOAT_BITS[dtype]])
+        texts = [float_text(int(b), dtype) for b in bits]
+        if any(t.startswith("0x") for t in texts):
+            return '"0x' + arr.tobytes().hex().upper() + '"'
+        flat = texts
+    elif dtype == "i1":
+        flat = ["true" if x else "false" for x in arr.reshape(-1).tolist()]
+    else:
+        flat = [str(x) for x in arr.reshape(-1).tolist()]
+    if arr.size > 1 and all(x == flat[0] for x in flat):
+        return flat[0]
+    if arr.ndim == 0:
+        return flat[0]
+    return _nest(flat, arr.shape)
+
+
+def _nest(list flat, tuple shape):
+    if len(shape) == 1:
+        return "[" + ", ".join(flat) + "]"
+    step = len(flat) // shape[0] if shape[0] else 0
+    return "[" + ", ".join([_nest(flat[i * step:(i + 1) * step], shape[1:])
+                            for i in range(shape[0])]) + "]"
+
+
+# ---- printer ----------------------------------------------------------------------------------
+
+cdef class Printer:
+    cdef Context c
+    cdef bint generic
+    cdef list out
+    cdef dict vnum          # value id -> number
+    cdef list names
+
+    def __init__(self, Context c, bint generic):
+        self.c = c
+        self.generic = generic
+        self.out = []
+        self.vnum = {}
+        self.names = []
+
+    cdef str vname(self, int32_t v):
+        if v < 0:
+            return "%<<null>>"
+        n = self.vnum.get(v)
+        if n is None:
+            n = len(self.vnum)
+            self.vnum[v] = n
+        if n < len(self.names):
+            return self.names[n]
+        while len(self.names) <= n:
+            self.names.append("%" + str(len(self.names)))
+        return self.names[n]
+
+    cdef void print_op(self, int32_t op, str indent) except *:
+        cdef Context c = self.c
+        cdef OpRec* o = OP(c, op)
+        cdef list out = self.out
+        cdef int32_t i, nres = o.n_results, nops = o.n_operands, r0 = o.results
+        cdef int32_t u0 = o.operands, nreg = o.n_regions, g0 = o.regions
+        out.append(indent)
+        if nres:
+            out.append(", ".join([self.vname(r0 + i) for i in range(nres)]))
+            out.append(" = ")
+        name = c.op_names[o.name]
+        cdef str operands = ", ".join([self.vname(USE(c, u0 + i).value) for i in range(nops)])
+        if self.generic:
+            out.append('"')
+            out.append(name)
+            out.append('"(')
+            out.append(operands)
+            out.append(")")
+        else:
+            out.append(name)
+            if nops:
+                out.append(" ")
+                out.append(operands)
+        attrs = c.attr_slots[o.attrs] if o.attrs >= 0 else None
+        if attrs:
+            opdef = c.op_defs[o.name]
+            schema = opdef.attributes if opdef is not None else ()
+            props = sorted([k for k in attrs if k in schema])
+            rest = sorted([k for k in attrs if k not in schema])
+            if props:
+                out.append(" <{" + ", ".join([f"{_key_str(k)} = {attr_text(attrs[k])}"
+                                              for k in props]) + "}>")
+        else:
+            rest = ()
+        if self.generic:
+            if nreg:
+                self.print_regions(op, indent)
+            if rest:
+                out.append(" {" + ", ".join([f"{_key_str(k)} = {attr_text(attrs[k])}"
+                                             for k in rest]) + "}")
+            out.append(" : (")
+            out.append(", ".join([self.c.type_str(VAL(c, USE(c, u0 + i).value).type)
+                                  if USE(c, u0 + i).value >= 0 else "<<null>>"
+                                  for i in range(nops)]))
+            out.append(") -> ")
+            res = [self.c.type_str(VAL(c, r0 + i).type) for i in range(nres)]
+            if nres == 1 and not res[0].startswith("("):
+                out.append(res[0])
+            else:
+                out.append("(" + ", ".join(res) + ")")
+        else:
+            if rest:
+                out.append(" {" + ", ".join([f"{_key_str(k)} = {attr_text(attrs[k])}"
+                                             for k in rest]) + "}")
+            if nres:
+                out.append(" : ")
+                out.append(", ".join([self.c.type_str(VAL(c, r0 + i).type)
+                                      for i in range(nres)]))
+            if nreg:
+                self.print_regions(op, indent)
+        out.append("\n")
+
+    cdef void print_regions(self, int32_t op, str indent) except *:
+        cdef Context c = self.c
+        cdef int32_t i, nreg = OP(c, op).n_regions, g0 = OP(c, op).regions
+        self.out.append(" (")
+        for i in range(nreg):
+            if i:
+                self.out.append(", ")
+            self.print_region(g0 + i, indent)
+        self.out.append(")")
+
+    cdef void print_region(self, int32_t region, str indent) except *:
+        cdef Context c = self.c
+        cdef int32_t b = REG(c, region).first_block, op, i
+        cdef BlockRec* blk
+        cdef str inner = indent + "  "
+        self.out.append("{\n")
+        cdef bint first = True
+        cdef int label = 0
+        while b >= 0:
+            blk = BLK(c, b)
+            if not first or blk.n_args or blk.first_op < 0:
+                self.out.append(f"{indent}^bb{label}")
+                if blk.n_args:
+                    self.out.append("(" + ", ".join([
+                        self.vname(ARGS(c, blk.args)[i]) + ": " +
+                        c.type_str(VAL(c, ARGS(c, blk.args)[i]).type)
+                        for i in range(blk.n_args)]) + ")")
+                self.out.append(":\n")
+            first = False
+            label += 1
+            op = BLK(c, b).first_op
+            while op >= 0:
+                self.print_op(op, inner)
+                op = OP(c, op).next
+            b = BLK(c, b).next
+        self.out.append(indent + "}")
+
+
+def print_op(Operation op, bint generic=False):
+    cdef Printer p = Printer(op.context, generic)
+    p.print_op(op.check(), "")
+    return "".join(p.out)
+
+
+def fingerprint(Operation op):
+    """sha256 of the generic text: values and blocks are numbered by position, so the digest
+    depends only on structure, types and attributes."""
+    return hashlib.sha256(print_op(op, True).encode("utf-8")).hexdigest()
+
+
+# ---- parser -----------------------------------------------------------------------------------
+
+cdef inline bint is_ident_start(char ch) noexcept:
+    return (b'a' <= ch <= b'z') or (b'A' <= ch <= b'Z') or ch == b'_'
+
+
+cdef inline bint is_ident_char(char ch) noexcept:
+    return (is_ident_start(ch) or (b'0' <= ch <= b'9') or ch == b'.' or ch == b'$'
+            or ch == b'-')
+
+
+cdef inline bint is_digit(char ch) noexcept:
+    return b'0' <= ch <= b'9'
+
+
+class _TypeTextError(Exception):
+    pass
+
+
+cdef class Parser:
+    cdef Context c
+    cdef bytes data
+    cdef const char* s
+    cdef Py_ssize_t pos, end
+    cdef int depth
+    cdef dict names          # value name -> value id
+    cdef list scopes         # per region: list of (name, previous binding or None)
+    cdef dict forward        # name -> (placeholder id, position of first use)
+    cdef dict type_cache     # type text -> type id
+    cdef dict opname_cache   # op name bytes -> name id
+    cdef list top_ops
+    cdef list loose_blocks
+
+    def __init__(self, Context c, bytes data):
+        self.c = c
+        self.data = data
+        self.s = data
+        self.pos = 0
+        self.end = len(data)
+        self.depth = 0
+        self.names = {}
+        self.scopes = [[]]
+        self.forward = {}
+        self.type_cache = {}
+        self.opname_cache = {}
+        self.top_ops = []
+        self.loose_blocks = []
+
+    # -- errors and lexing --
+    cdef error(self, str message, Py_ssize_t at=-1):
+        if at < 0:
+            at = self.pos
+        if at > self.end:
+            at = self.end
+        text = self.data.decode("utf-8", "replace")
+        prefix = self.data[:at].decode("utf-8", "replace")
+        line = prefix.count("\n") + 1
+        line_start = prefix.rfind("\n") + 1
+        col = len(prefix) - line_start + 1
+        line_end = text.find("\n", line_start)
+        line_text = text[line_start:line_end if line_end >= 0 else len(text)]
+        if len(line_text) > 160:
+            lo = max(0, col - 80)
+            line_text = line_text[lo:lo + 160]
+            col -= lo
+        raise ParseError(message, line, col, line_text + "\n" + " " * (col - 1) + "^")
+
+    cdef inline void skip_ws(self) noexcept:
+        cdef const char* s = self.s
+        cdef Py_ssize_t p = self.pos, end = self.end
+        while p < end:
+            if s[p] == b' ' or s[p] == b'\n' or s[p] == b'\t' or s[p] == b'\r':
+                p += 1
+            elif s[p] == b'/' and p + 1 < end and s[p + 1] == b'/':
+                while p < end and s[p] != b'\n':
+                    p += 1
+            else:
+                break
+        self.pos = p
+
+    cdef inline char peek(self) noexcept:
+        self.skip_ws()
+        return self.s[self.pos] if self.pos < self.end else 0
+
+    cdef inline bint accept(self, char ch):
+        if self.peek() == ch:
+            self.pos += 1
+            return True
+        return False
+
+    cdef inline bint accept2(self, char a, char b):
+        if self.peek() == a and self.pos + 1 < self.end and self.s[self.pos + 1] == b:
+            self.pos += 2
+            return True
+        return False
+
+    cdef int expect(self, char ch, str what) except -1:
+        if not self.accept(ch):
+            self.error(f"expected {what}")
+        return 0
+
+    cdef bytes ident(self, str what):
+        self.skip_ws()
+        cdef Py_ssize_t start = self.pos
+        if start >= self.end or not is_ident_start(self.s[start]):
+            self.error(f"expected {what}")
+        cdef Py_ssize_t p = start + 1
+        while p < self.end and is_ident_char(self.s[p]):
+            p += 1
+        self.pos = p
+        return PyBytes_FromStringAndSize(self.s + start, p - start)
+
+    cdef bint at_keyword(self, const char* kw, Py_ssize_t n):
+        self.skip_ws()
+        if self.pos + n > self.end:
+            return False
+        cdef Py_ssize_t i
+        for i in range(n):
+            if self.s[self.pos + i] != kw[i]:
+                return False
+        return self.pos + n >= self.end or not is_ident_char(self.s[self.pos + n])
+
+    cdef bytes value_name(self):
+        """`%name` or `%name#k` (the text, including `%`)."""
+        self.skip_ws()
+        cdef Py_ssize_t start = self.pos, p = self.pos + 1
+        if start >= self.end or self.s[start] != b'%':
+            self.error("expected a value name like %0")
+        while p < self.end and (is_ident_char(self.s[p])):
+            p += 1
+        if p == start + 1:
+            self.error("expected a value name after '%'")
+        if p < self.end and self.s[p] == b'#':
+            p += 1
+            if p >= self.end or not is_digit(self.s[p]):
+                self.pos = p
+                self.error("expected a result number after '#'")
+            while p < self.end and is_digit(self.s[p]):
+                p += 1
+        self.pos = p
+        return PyBytes_FromStringAndSize(self.s + start, p - start)
+
+    cdef str string_literal(self):
+        self.skip_ws()
+        cdef Py_ssize_t start = self.pos
+        if start >= self.end or self.s[start] != b'"':
+            self.error("expected a string")
+        cdef Py_ssize_t p = start + 1
+        cdef bytearray out = bytearray()
+        cdef char ch
+        while True:
+            if p >= self.end or self.s[p] == b'\n':
+                self.error("unterminated string", start)
+            ch = self.s[p]
+            if ch == b'"':
+                break
+            if ch == b'\\':
+                if p + 1 >= self.end:
+                    self.error("unterminated string", start)
+                nxt = self.s[p + 1]
+                if nxt == b'n':
+                    out.append(10)
+                    p += 2
+                elif nxt == b't':
+                    out.append(9)
+                    p += 2
+                elif nxt == b'"' or nxt == b'\\':
+                    out.append(nxt)
+                    p += 2
+                else:
+                    hexpair = PyBytes_FromStringAndSize(self.s + p + 1, min(2, self.end - p - 1))
+                    try:
+                        if len(hexpair) != 2 or not all(chr(x) in "0123456789abcdefABCDEF"
+                                                        for x in hexpair):
+                            raise ValueError
+                        out.append(int(hexpair, 16))
+                    except ValueError:
+                        self.error("bad escape in string (use \\n, \\t, \\\\, \\\" or \\XX)", p)
+                    p += 3
+            else:
+                out.append(<unsigned char>ch)
+                p += 1
+        self.pos = p + 1
+        try:
+            return out.decode("utf-8")
+        except UnicodeDecodeError:
+            self.error("string is not valid UTF-8", start)
+
+    cdef int enter(self) except -1:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.error(f"nesting deeper than {MAX_DEPTH} levels")
+        return 0
+
+    # -- types --
+    cdef Py_ssize_t match_brackets(self, Py_ssize_t p, char open_ch, char close_ch) except -1:
+        """Position just after the bracket closing the one at `p`."""
+        cdef int level = 0
+        cdef Py_ssize_t start = p
+        while p < self.end:
+            if self.s[p] == open_ch:
+                level += 1
+            elif self.s[p] == close_ch:
+                level -= 1
+                if level == 0:
+                    return p + 1
+            elif self.s[p] == b'"':
+                p += 1
+                while p < self.end and self.s[p] != b'"':
+                    p += 2 if self.s[p] == b'\\' else 1
+            elif self.s[p] == b'\n' and open_ch == b'<':
+                break
+            p += 1
+        self.error(f"unbalanced '{chr(open_ch)}'", start)
+
+    cdef Py_ssize_t type_end(self, Py_ssize_t p) except -1:
+        """Position after the type text starting at `p` (no whitespace skipping inside)."""
+        cdef Py_ssize_t q
+        if p >= self.end:
+            self.error("expected a type", p)
+        if self.s[p] == b'(':
+            q = self.match_brackets(p, b'(', b')')
+            while q < self.end and self.s[q] in b' \t\r\n':
+                q += 1
+            if q + 1 < self.end and self.s[q] == b'-' and self.s[q + 1] == b'>':
+                q += 2
+                while q < self.end and self.s[q] in b' \t\r\n':
+                    q += 1
+                return self.type_end(q)
+            self.error("expected '->' in a function type", q)
+        if self.s[p] == b'!' or is_ident_start(self.s[p]):
+            q = p + 1
+            while q < self.end and is_ident_char(self.s[q]) and self.s[q] != b'-':
+                q += 1
+            if q < self.end and self.s[q] == b'<':
+                q = self.match_brackets(q, b'<', b'>')
+            return q
+        self.error("expected a type", p)
+
+    cdef int32_t parse_type(self) except -1:
+        self.skip_ws()
+        cdef Py_ssize_t start = self.pos
+        cdef Py_ssize_t stop = self.type_end(start)
+        cdef bytes key = PyBytes_FromStringAndSize(self.s + start, stop - start)
+        found = self.type_cache.get(key)
+        if found is not None:
+            self.pos = stop
+            return found
+        try:
+            t = type_from_text(key.decode("utf-8"))
+        except (_TypeTextError, ValueError, TypeError, UnicodeDecodeError) as e:
+            self.error(f"bad type: {e}", start)
+        cdef int32_t tid = self.c.type_id(t)
+        self.type_cache[key] = tid
+        self.pos = stop
+        return tid
+
+    cdef object parse_type_obj(self):
+        return self.c.types[self.parse_type()]
+
+    cdef list type_list_parens(self):
+        """`(t, ...)` -> list of type ids."""
+        self.expect(b'(', "'('")
+        cdef list out = []
+        if self.accept(b')'):
+            return out
+        while True:
+            out.append(self.parse_type())
+            if self.accept(b')'):
+                return out
+            self.expect(b',', "',' or ')' in a type list")
+
+    # -- attributes --
+    cdef object parse_attr(self):
+        cdef char ch = self.peek()
+        cdef Py_ssize_t start = self.pos
+        self.enter()
+        try:
+            if ch == b'"':
+                return self.string_literal()
+            if ch == b'[':
+                self.pos += 1
+                items = []
+                if not self.accept(b']'):
+                    while True:
+                        items.append(self.parse_attr())
+                        if self.accept(b']'):
+                            break
+                        self.expect(b',', "',' or ']'")
+                return tuple(items)
+            if ch == b'{':
+                return DictAttr(self.parse_attr_dict())
+            if ch == b'@':
+                self.pos += 1
+                if self.peek() == b'"':
+                    name = self.string_literal()
+                else:
+                    name = self.ident("a symbol name").decode()
+                return SymbolRefAttr(name)
+            if ch == b'-' or is_digit(ch):
+                return self.parse_number()
+            if self.at_keyword(b"true", 4):
+                self.pos += 4
+                return True
+            if self.at_keyword(b"false", 5):
+                self.pos += 5
+                return False
+            if self.at_keyword(b"unit", 4):
+                self.pos += 4
+                return UNIT
+            if self.at_keyword(b"dense", 5):
+                return self.parse_dense()
+            if ch == b'(' or ch == b'!' or is_ident_start(ch):
+                return self.parse_type_obj()
+            self.error("expected an attribute value")
+        finally:
+            self.depth -= 1
+
+    cdef object parse_number(self):
+        self.skip_ws()
+        cdef Py_ssize_t start = self.pos, p = self.pos
+        cdef bint is_float = False, is_hex = False
+        if p < self.end and self.s[p] == b'-':
+            p += 1
+        if p + 1 < self.end and self.s[p] == b'0' and self.s[p + 1] in b'xX':
+            is_hex = True
+            p += 2
+            while p < self.end and chr(self.s[p]) in "0123456789abcdefABCDEF":
+                p += 1
+        else:
+            while p < self.end and (is_digit(self.s[p]) or self.s[p] in b'.eE' or
+                                    (self.s[p] in b'+-' and self.s[p - 1] in b'eE')):
+                if self.s[p] in b'.eE':
+                    is_float = True
+                p += 1
+        text = PyBytes_FromStringAndSize(self.s + start, p - start).decode()
+        self.pos = p
+        dtype = None
+        if self.accept(b':'):
+            dtype = self.ident("a dtype").decode()
+            if dtype not in DTYPES:
+                self.error(f"unknown dtype '{dtype}'")
+        try:
+            if is_hex:
+                if text.startswith("-"):
+                    raise ValueError("negative hex literal")
+                bits = int(text, 16)
+                if dtype in FLOAT_DTYPES:
+                    return FloatAttr(None, dtype, bits=bits)
+                value = bits
+            elif is_float:
+                if dtype is not None and dtype not in FLOAT_DTYPES:
+                    raise ValueError(f"a float literal cannot have dtype {dtype}")
+                return FloatAttr(float(text), dtype or "f64")
+            else:
+                value = int(text)
+                if dtype in FLOAT_DTYPES:
+                    return FloatAttr(float(value), dtype)
+            if dtype is None:
+                return check_attribute(value)
+            return IntAttr(value, dtype)
+        except (ValueError, OverflowError) as e:
+            self.error(f"bad number '{text}': {e}", start)
+
+    cdef object parse_dense(self):
+        cdef Py_ssize_t start = self.pos
+        self.pos += 5
+        self.expect(b'<', "'<' after dense")
+        cdef Py_ssize_t body = self.pos
+        if self.peek() == b'"':
+            payload = self.string_literal()
+        else:
+            payload = self.dense_literal()
+        self.expect(b'>', "'>' closing dense<...>")
+        self.expect(b':', "': tensor<...>' after dense<...>")
+        cdef Py_ssize_t tpos = self.pos
+        t = self.parse_type_obj()
+        if not isinstance(t, TensorType):
+            self.error("a dense attribute needs a tensor type", tpos)
+        dt = numpy_dtype(t.dtype)
+        try:
+            if type(payload) is str:
+                if not payload.startswith("0x"):
+                    raise ValueError("a string dense payload is hex: \"0x...\"")
+                raw = bytes.fromhex(payload[2:])
+                arr = np.frombuffer(raw, dtype=dt)
+                if arr.size != t.num_elements:
+                    raise ValueError(f"hex payload holds {arr.size} elements, the type "
+                                     f"{t.num_elements}")
+                arr = arr.reshape(t.shape)
+            else:
+                arr = _dense_from_literal(payload, t, dt)
+            return DenseAttr(arr, t.dtype)
+        except (ValueError, TypeError, OverflowError) as e:
+            self.error(f"bad dense attribute: {e}", body)
+
+    cdef object dense_literal(self):
+        """Nested lists of numbers/bools, as Python lists of (text or bool) leaves."""
+        cdef char ch = self.peek()
+        cdef Py_ssize_t start, p
+        self.enter()
+        try:
+            if ch == b'[':
+                self.pos += 1
+                items = []
+                if not self.accept(b']'):
+                    while True:
+                        items.append(self.dense_literal())
+                        if self.accept(b']'):
+                            break
+                        self.expect(b',', "',' or ']'")
+                return items
+            if self.at_keyword(b"true", 4):
+                self.pos += 4
+                return True
+            if self.at_keyword(b"false", 5):
+                self.pos += 5
+                return False
+            if ch == b'-' or is_digit(ch):
+                start = self.pos
+                p = self.pos + 1
+                while p < self.end and (is_digit(self.s[p]) or self.s[p] in b'.eExXabcdefABCDEF'
+                                        or (self.s[p] in b'+-' and self.s[p - 1] in b'eE')):
+                    p += 1
+                self.pos = p
+                return _NumText(PyBytes_FromStringAndSize(self.s + start, p - start).decode())
+            self.error("expected a number, true, false or '[' in dense<...>")
+        finally:
+            self.depth -= 1
+
+    cdef dict parse_attr_dict(self):
+        """`{name = attr, ...}` (a bare name means `= unit`)."""
+        self.expect(b'{', "'{'")
+        cdef dict out = {}
+        if self.accept(b'}'):
+            return out
+        while True:
+            kpos = self.pos
+            if self.peek() == b'"':
+                key = self.string_literal()
+            else:
+                key = self.ident("an attribute name").decode()
+            if key in out:
+                self.error(f"duplicate attribute '{key}'", kpos)
+            if self.accept(b'='):
+                out[key] = self.parse_attr()
+            else:
+                out[key] = UNIT
+            if self.accept(b'}'):
+                return out
+            self.expect(b',', "',' or '}' in an attribute dictionary")
+
+    # -- values --
+    cdef int32_t use_value(self, bytes name, Py_ssize_t at) except -2:
+        found = self.names.get(name)
+        if found is not None:
+            return found
+        fwd = self.forward.get(name)
+        if fwd is not None:
+            return fwd[0]
+        cdef int32_t ph = new_placeholder(self.c, -1)
+        self.forward[name] = (ph, at)
+        return ph
+
+    cdef int define(self, bytes name, int32_t value, Py_ssize_t at) except -1:
+        cdef list scope = self.scopes[-1]
+        prev = self.names.get(name)
+        if prev is not None:
+            for key, _ in scope:
+                if key == name:
+                    self.error(f"redefinition of value {name.decode()}", at)
+        fwd = self.forward.pop(name, None)
+        if fwd is not None:
+            ph = fwd[0]
+            t = VAL(self.c, ph).type
+            if t >= 0 and t != VAL(self.c, value).type:
+                self.error(f"{name.decode()} is defined with type "
+                           f"{self.c.type_str(VAL(self.c, value).type)} but used as "
+                           f"{self.c.type_str(t)}", at)
+            replace_all_uses(self.c, ph, value)
+            free_placeholder(self.c, ph)
+        scope.append((name, prev))
+        self.names[name] = value
+        return 0
+
+    cdef void pop_scope(self):
+        cdef list scope = self.scopes.pop()
+        for name, prev in reversed(scope):
+            if prev is None:
+                del self.names[name]
+            else:
+                self.names[name] = prev
+
+    # -- ops, blocks, regions --
+    cdef int32_t op_name_id(self, bytes raw, Py_ssize_t at) except -1:
+        found = self.opname_cache.get(raw)
+        if found is not None:
+            return found
+        try:
+            nid = self.c.name_id(raw.decode("utf-8"))
+        except AccyError as e:
+            self.error(str(e), at)
+        except UnicodeDecodeError:
+            self.error("operation name is not valid UTF-8", at)
+        self.opname_cache[raw] = nid
+        return nid
+
+    cdef int parse_op(self, int32_t block) except -1:
+        """One op, appended to `block` (-1: top level)."""
+        cdef list res_names = []
+        cdef list res_counts = []
+        cdef Py_ssize_t op_start, name_pos, i, k
+        cdef Py_ssize_t start = self.pos
+        if self.peek() == b'%':
+            while True:
+                npos = self.pos
+                name = self.value_name()
+                if b'#' in name:
+                    self.error("a result name cannot contain '#'", npos)
+                count = 1
+                if self.accept(b':'):
+                    count = self.small_int()
+                res_names.append((name, npos))
+                res_counts.append(count)
+                if not self.accept(b','):
+                    break
+            self.expect(b'=', "'=' after result names")
+        self.skip_ws()
+        name_pos = self.pos
+        cdef bint generic = self.pos < self.end and self.s[self.pos] == b'"'
+        if generic:
+            raw = self.string_literal().encode("utf-8")
+        else:
+            raw = self.ident("an operation name")
+        cdef int32_t nid = self.op_name_id(raw, name_pos)
+        cdef list operands = []
+        cdef list operand_pos = []
+        if generic:
+            self.expect(b'(', "'(' after the operation name")
+            if not self.accept(b')'):
+                while True:
+                    operand_pos.append(self.pos)
+                    operands.append(self.value_name())
+                    if self.accept(b')'):
+                        break
+                    self.expect(b',', "',' or ')' in the operand list")
+            if self.peek() == b'[':
+                self.error("block successors are not supported")
+        elif self.peek() == b'%':
+            while True:
+                self.skip_ws()
+                operand_pos.append(self.pos)
+                operands.append(self.value_name())
+                if not self.accept(b','):
+                    break
+        cdef dict attrs = {}
+        if self.accept2(b'<', b'{'):
+            self.pos -= 1
+            attrs = self.parse_attr_dict()
+            self.expect(b'>', "'>' closing the properties")
+        cdef list regions = []
+        if generic and self.peek() == b'(':
+            regions = self.parse_region_list()
+        if self.peek() == b'{':
+            for k, a in self.parse_attr_dict().items():
+                if k in attrs:
+                    self.error(f"attribute '{k}' given twice")
+                attrs[k] = a
+        cdef list operand_types = None
+        cdef list result_types = []
+        if generic:
+            self.expect(b':', "':' and the function type of the operation")
+            operand_types = self.type_list_parens()
+            if not (self.accept(b'-') and self.accept(b'>')):
+                self.error("expected '->' and result types")
+            if self.peek() == b'(':
+                result_types = self.type_list_parens()
+            else:
+                result_types = [self.parse_type()]
+            if len(operand_types) != len(operands):
+                self.error(f"{len(operands)} operands but {len(operand_types)} operand types",
+                           name_pos)
+        elif self.accept(b':'):
+            while True:
+                result_types.append(self.parse_type())
+                if not self.accept(b','):
+                    break
+        if not generic and self.peek() == b'(':
+            regions = self.parse_region_list()
+        cdef Py_ssize_t n_results = sum(res_counts)
+        if n_results != len(result_types):
+            self.error(f"{n_results} result names but {len(result_types)} result types", start)
+        # operands: look up (forward references become placeholders)
+        cdef int32_t n_ops = len(operands)
+        cdef int32_t* ids = <int32_t*>PyMem_Malloc((n_ops + len(result_types) + 1) * sizeof(int32_t))
+        if ids == NULL:
+            raise MemoryError()
+        cdef int32_t* tys = ids + n_ops
+        cdef int32_t op
+        cdef ValueRec* vr
+        try:
+            for i in range(n_ops):
+                ids[i] = self.use_value(operands[i], operand_pos[i])
+                if operand_types is not None:
+                    t = operand_types[i]
+                    vr = VAL(self.c, ids[i])
+                    if vr.kind == VALUE_PLACEHOLDER and vr.type < 0:
+                        vr.type = t
+                    elif vr.type != t:
+                        self.error(f"operand #{i} ({operands[i].decode()}) has type "
+                                   f"{self.c.type_str(vr.type)}, not {self.c.type_str(t)}",
+                                   operand_pos[i])
+            for i in range(len(result_types)):
+                tys[i] = result_types[i]
+            op = create_op(self.c, nid, ids, n_ops, tys, len(result_types), len(regions),
+                           attrs or None)
+        finally:
+            PyMem_Free(ids)
+        if block >= 0:
+            insert_op(self.c, op, block, -1)
+        else:
+            self.top_ops.append(op_handle(self.c, op))
+        for i, blocks in enumerate(regions):
+            for b in blocks:
+                insert_block(self.c, b, OP(self.c, op).regions + i, -1)
+        k = 0
+        for i in range(len(res_names)):
+            name, npos = res_names[i]
+            if res_counts[i] == 1:
+                self.define(name, OP(self.c, op).results + k, npos)
+            for j in range(res_counts[i]):
+                self.define(name + b"#" + str(j).encode(), OP(self.c, op).results + k, npos)
+                k += 1
+        return 0
+
+    cdef Py_ssize_t small_int(self) except -1:
+        self.skip_ws()
+        cdef Py_ssize_t start = self.pos, p = self.pos
+        while p < self.end and is_digit(self.s[p]) and p - start < 7:
+            p += 1
+        if p == start:
+            self.error("expected a count")
+        self.pos = p
+        cdef Py_ssize_t n = int(PyBytes_FromStringAndSize(self.s + start, p - start))
+        if n < 1:
+            self.error("a result group has at least one result", start)
+        return n
+
+    cdef list parse_region_list(self):
+        self.expect(b'(', "'('")
+        cdef list regions = []
+        while True:
+            regions.append(self.parse_region())
+            if self.accept(b')'):
+                return regions
+            self.expect(b',', "',' or ')' after a region")
+
+    cdef list parse_region(self):
+        """`{ blocks }` -> list of detached block ids (kept in loose_blocks until attached)."""
+        self.enter()
+        self.expect(b'{', "'{' opening a region")
+        self.scopes.append([])
+        cdef list blocks = []
+        cdef dict labels = {}
+        cdef int32_t b
+        try:
+            if self.peek() == b'}':
+                self.pos += 1
+                return blocks
+            if self.peek() != b'^':
+                b = self.new_block(blocks)
+                self.parse_block_body(b)
+            while self.peek() == b'^':
+                b = self.parse_block_header(blocks, labels)
+                self.parse_block_body(b)
+            self.expect(b'}', "'}' closing the region (or another operation)")
+            return blocks
+        finally:
+            self.pop_scope()
+            self.depth -= 1
+
+    cdef int32_t new_block(self, list blocks) except -1:
+        cdef int32_t b = create_block(self.c, NULL, 0)
+        self.loose_blocks.append((b, BLK(self.c, b).gen))
+        blocks.append(b)
+        return b
+
+    cdef int32_t parse_block_header(self, list blocks, dict labels) except -1:
+        cdef Py_ssize_t at = self.pos
+        self.pos += 1
+        label = self.ident("a block label")
+        if label in labels:
+            self.error(f"redefinition of block ^{label.decode()}", at)
+        cdef int32_t b = self.new_block(blocks)
+        labels[label] = b
+        cdef int32_t v
+        if self.accept(b'('):
+            if not self.accept(b')'):
+                while True:
+                    self.skip_ws()
+                    npos = self.pos
+                    name = self.value_name()
+                    if b'#' in name:
+                        self.error("an argument name cannot contain '#'", npos)
+                    self.expect(b':', "':' and the argument type")
+                    v = add_argument_typed(self.c, b, self.parse_type())
+                    self.define(name, v, npos)
+                    if self.accept(b')'):
+                        break
+                    self.expect(b',', "',' or ')' in block arguments")
+        self.expect(b':', "':' after the block label")
+        return b
+
+    cdef int parse_block_body(self, int32_t b) except -1:
+        cdef char ch
+        while True:
+            ch = self.peek()
+            if ch == b'}' or ch == b'^' or ch == 0:
+                return 0
+            self.parse_op(b)
+
+    cdef object parse_top(self):
+        while self.peek() != 0:
+            self.parse_op(-1)
+        if self.forward:
+            name, (ph, at) = min(self.forward.items(), key=lambda kv: kv[1][1])
+            self.error(f"use of undefined value {name.decode()}", at)
+        if len(self.top_ops) == 1 and (<Operation>self.top_ops[0]).name == "builtin.module":
+            return as_module(self.c, (<Operation>self.top_ops[0]).id)
+        module = Module.create(self.c)
+        body = module.body
+        for op in self.top_ops:
+            op.move_to_end(body)
+        return module
+
+    cdef void cleanup(self):
+        """Undo everything this parse created (after an error)."""
+        cdef Context c = self.c
+        cdef Operation h
+        for h in self.top_ops:
+            if OP(c, h.id).name >= 0 and OP(c, h.id).gen == h.gen:
+                erase_op(c, h.id, True)
+        for b, gen in self.loose_blocks:
+            if BLK(c, b).live and BLK(c, b).gen == gen and BLK(c, b).region < 0:
+                block_handle_erase(c, b)
+        for name, (ph, at) in self.forward.items():
+            if VAL(c, ph).kind == VALUE_PLACEHOLDER:
+                drop_all_uses(c, ph)
+                free_placeholder(c, ph)
+
+
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from accy._core.context cimport add_argument, Block, block_handle, unlink_op
+
+
+cdef int32_t add_argument_typed(Context c, int32_t b, int32_t t) except -1:
+    return add_argument(c, b, t)
+
+
+cdef void block_handle_erase(Context c, int32_t b) except *:
+    block_handle(c, b).erase(force=True)
+
+
+cdef void drop_all_uses(Context c, int32_t v) except *:
+    cdef int32_t u = VAL(c, v).first_use
+    cdef int32_t nxt
+    while u >= 0:
+        nxt = USE(c, u).next
+        USE(c, u).value = -1
+        USE(c, u).prev = -1
+        USE(c, u).next = -1
+        u = nxt
+    VAL(c, v).first_use = -1
+
+
+class _NumText(str):
+    """A number's text inside dense<...> (kept as text to convert with the target dtype)."""
+
+
+def _dense_from_literal(payload, t, dt):
+    def shape_of(x):
+        if isinstance(x, list):
+            inner = {shape_of(y) for y in x} if x else {()}
+            if len(inner) != 1:
+                raise ValueError("ragged nested lists")
+            return (len(x),) + inner.pop()
+        return ()
+
+    def convert(x):
+        if isinstance(x, list):
+            return [convert(y) for y in x]
+        if isinstance(x, bool):
+            return x
+        text = str(x)
+        if t.dtype in FLOAT_DTYPES:
+            if text.lower().lstrip("-").startswith("0x"):
+                raise ValueError("hex elements need the \"0x...\" payload form")
+            return float(text)
+        return int(text, 0)
+
+    values = convert(payload)
+    shape = shape_of(payload)
+    if shape == ():
+        return np.full(t.shape, values, dtype=dt) if t.dtype != "i1" else \
+            np.full(t.shape, bool(values))
+    if shape != t.shape:
+        raise ValueError(f"literal has shape {shape}, the type {t.shape}")
+    if t.dtype in INT_DTYPES or t.dtype == "i1":
+        info = np.iinfo(dt) if t.dtype != "i1" else None
+        flat = np.array(values, dtype=object).reshape(-1)
+        for x in flat:
+            if info is not None and not info.min <= int(x) <= info.max:
+                raise ValueError(f"{x} does not fit in {t.dtype}")
+    return np.array(values, dtype=np.float64 if t.dtype in FLOAT_DTYPES else None).astype(dt)
+
+
+# ---- type text --------------------------------------------------------------------------------
+
+def type_from_text(str text):
+    """Parse one type's complete text."""
+    text = text.strip()
+    if text.startswith("tensor<"):
+        if not text.endswith(">"):
+            raise _TypeTextError(f"'{text}' is not a tensor type")
+        body = text[7:-1].strip()
+        parts = body.split("x")
+        dtype = parts[-1].strip()
+        dims = []
+        for d in parts[:-1]:
+            d = d.strip()
+            if d == "?":
+                raise _TypeTextError("dynamic dimensions are not supported (static shapes only)")
+            if not d.isdigit():
+                raise _TypeTextError(f"bad dimension '{d}' in '{text}'")
+            dims.append(int(d))
+        if dtype not in DTYPES:
+            raise _TypeTextError(f"unknown element type '{dtype}' in '{text}'")
+        return TensorType(dtype, dims)
+    if text.startswith("("):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0:
+                break
+        inputs = _split_types(text[1:i])
+        rest = text[i + 1:].strip()
+        if not rest.startswith("->"):
+            raise _TypeTextError("expected '->' in a function type")
+        rest = rest[2:].strip()
+        if rest.startswith("(") and _closing(rest) == len(rest) - 1:
+            results = _split_types(rest[1:-1])
+        else:
+            results = [type_from_text(rest)]
+        return FunctionType(inputs, results)
+    if text.startswith("!"):
+        return OpaqueType(text)
+    keyword = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
+    if keyword and keyword.group(0) in TYPE_KINDS:
+        return TYPE_KINDS[keyword.group(0)](text)
+    raise _TypeTextError(f"unknown type '{text}'")
+
+
+def _closing(str text):
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch in "(<"
+        depth -= ch in ")>"
+        if depth == 0:
+            return i
+    return -1
+
+
+def _split_types(str text):
+    text = text.strip()
+    if not text:
+        return []
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(type_from_text(text[start:i]))
+            start = i + 1
+    out.append(type_from_text(text[start:]))
+    return out
+
+
+def parse(text, Context context=None, *, verify=True):
+    """Parse accy or MLIR generic text into a Module. Top-level ops that are not a single
+    `builtin.module` are wrapped in one. On any error nothing is left in the Context."""
+    if context is None:
+        context = Context()
+    if isinstance(text, str):
+        data = text.encode("utf-8")
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+    else:
+        raise TypeError("parse() takes str or bytes")
+    if b"\x00" in data:
+        pos = data.index(b"\x00")
+        p = Parser(context, data)
+        p.error("NUL byte in the input", pos)
+    cdef Parser parser = Parser(context, data)
+    try:
+        module = parser.parse_top()
+        if verify:
+            module.verify()
+        return module
+    except BaseException:
+        parser.cleanup()
+        raise

@@ -1,0 +1,137 @@
+"""IR types: immutable, hashable values, independent of any Context.
+
+A Context interns each distinct type to a small integer for its records, so types compare by id
+inside the core and by value outside of it. New type kinds (the kernel language's pointer and
+register types) subclass `Type` and register a text keyword with `register_type_kind`.
+"""
+import numpy as np
+
+try:
+    import ml_dtypes
+except ImportError:  # pragma: no cover - ml_dtypes is a hard dependency; keep the error clear
+    ml_dtypes = None
+
+# dtype name -> (numpy dtype, bit width)
+DTYPES = {
+    "f64": ("float64", 64), "f32": ("float32", 32), "f16": ("float16", 16), "bf16": ("bfloat16", 16),
+    "i64": ("int64", 64), "i32": ("int32", 32), "i16": ("int16", 16), "i8": ("int8", 8),
+    "u8": ("uint8", 8), "i1": ("bool", 1),
+}
+FLOAT_DTYPES = frozenset(("f64", "f32", "f16", "bf16"))
+INT_DTYPES = frozenset(("i64", "i32", "i16", "i8", "u8"))
+
+
+def numpy_dtype(dtype):
+    """The numpy dtype that stores elements of an accy dtype."""
+    name = DTYPES[dtype][0]
+    if name == "bfloat16":
+        if ml_dtypes is None:
+            raise ImportError("bf16 needs the ml_dtypes package")
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def dtype_of_numpy(np_dtype):
+    """The accy dtype name for a numpy dtype, or ValueError."""
+    np_dtype = np.dtype(np_dtype)
+    for name in DTYPES:
+        if numpy_dtype(name) == np_dtype:
+            return name
+    raise ValueError(f"numpy dtype {np_dtype} has no accy dtype")
+
+
+class Type:
+    """Base of all types. Subclasses set `_key` (a tuple that identifies the type) in __init__."""
+    __slots__ = ("_key", "_hash")
+
+    def _init_key(self, key):
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("types are immutable")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._key == self._key
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return f"<Type {self}>"
+
+
+class TensorType(Type):
+    """A tensor of `dtype` with a static `shape`; rank 0 is a scalar."""
+    __slots__ = ()
+
+    def __init__(self, dtype, shape=()):
+        if dtype not in DTYPES:
+            raise ValueError(f"unknown dtype '{dtype}' (known: {', '.join(DTYPES)})")
+        shape = tuple(int(d) for d in shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(f"tensor dimensions must be >= 0, got {shape}")
+        self._init_key(("tensor", dtype, shape))
+
+    dtype = property(lambda self: self._key[1])
+    shape = property(lambda self: self._key[2])
+    rank = property(lambda self: len(self._key[2]))
+
+    @property
+    def num_elements(self):
+        n = 1
+        for d in self._key[2]:
+            n *= d
+        return n
+
+    def __str__(self):
+        dims = "".join(f"{d}x" for d in self._key[2])
+        return f"tensor<{dims}{self._key[1]}>"
+
+
+class FunctionType(Type):
+    """(inputs) -> results; used by function signatures."""
+    __slots__ = ()
+
+    def __init__(self, inputs, results):
+        inputs, results = tuple(inputs), tuple(results)
+        for t in inputs + results:
+            if not isinstance(t, Type):
+                raise TypeError(f"function type members must be types, got {t!r}")
+        self._init_key(("function", inputs, results))
+
+    inputs = property(lambda self: self._key[1])
+    results = property(lambda self: self._key[2])
+
+    def __str__(self):
+        ins = ", ".join(map(str, self._key[1]))
+        res = self._key[2]
+        out = str(res[0]) if len(res) == 1 and not isinstance(res[0], FunctionType) else \
+            "(" + ", ".join(map(str, res)) + ")"
+        return f"({ins}) -> {out}"
+
+
+class OpaqueType(Type):
+    """A type of a dialect accy does not know: `!dialect.name<body>`, kept as text."""
+    __slots__ = ()
+
+    def __init__(self, text):
+        if not text.startswith("!"):
+            raise ValueError("opaque type text starts with '!'")
+        self._init_key(("opaque", text))
+
+    text = property(lambda self: self._key[1])
+
+    def __str__(self):
+        return self._key[1]
+
+
+# keyword -> callable(text) -> Type, for type kinds added by dialects (e.g. the kernel language).
+TYPE_KINDS = {}
+
+
+def register_type_kind(keyword, parse):
+    """Make `keyword...` parse as a type through `parse(text) -> Type` (text is the whole type)."""
+    if keyword in TYPE_KINDS or keyword == "tensor":
+        raise ValueError(f"type keyword '{keyword}' is already registered")
+    TYPE_KINDS[keyword] = parse
