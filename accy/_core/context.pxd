@@ -1,7 +1,8 @@
 # Storage of the IR: every entity is a fixed-size record in a growable array, addressed by a
 # 32-bit id. Other Cython modules (text, verify, future passes) and C extensions read the records
 # directly through these declarations; Python sees thin handles (context + id + generation).
-from libc.stdint cimport int32_t, uint32_t, uint64_t
+cimport cython
+from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
 
 cdef enum ValueKind:
     VALUE_FREE = 0
@@ -18,10 +19,9 @@ ctypedef struct OpRec:
     int32_t operands            # first slot in Context.uses (one UseRec per operand)
     int32_t n_operands
     int32_t results             # first slot in Context.values
-    int32_t n_results
     int32_t regions             # first slot in Context.regions
-    int32_t n_regions
-    int32_t attrs               # slot in Context.attr_slots, -1 when the op has none
+    uint16_t n_results
+    uint16_t n_regions
     uint64_t epoch              # Context clock value of the last change in or below this op
 
 ctypedef struct UseRec:        # one operand slot: the op that uses it and the value it holds
@@ -65,6 +65,7 @@ ctypedef struct NameRec:       # what the core needs from an op kind's registry 
     int32_t regions
     int32_t checked_in_python   # has infer, verify or an attribute schema
 
+@cython.final
 cdef class Pool:
     cdef char* data
     cdef Py_ssize_t itemsize
@@ -78,6 +79,17 @@ cdef class Pool:
     cdef int reserve(self, Py_ssize_t extra) except -1
     cdef int32_t alloc(self, int32_t n) except -2
     cdef int release(self, int32_t start, int32_t n) except -1
+
+@cython.final
+cdef class IdMap:
+    cdef int32_t* p
+    cdef Py_ssize_t cap
+    cdef int32_t* touched
+    cdef Py_ssize_t n_touched, touched_cap
+    cdef bint busy
+    cdef int ensure(self, Py_ssize_t size) except -1
+    cdef int set(self, int32_t key, int32_t value) except -1
+    cdef void reset(self) noexcept
 
 cdef class Context:
     cdef Pool ops, uses, values, blocks, regions, args
@@ -93,8 +105,8 @@ cdef class Context:
     cdef readonly list types
     cdef dict type_ids
     cdef list type_strs
-    cdef list attr_slots
-    cdef list attr_free
+    cdef dict op_attrs          # op id -> attribute dict, for ops that have attributes
+    cdef IdMap vmap, bmap, omap # scratch id maps reused by clone (reset after each use)
     cdef uint64_t clock
 
     cdef int32_t name_id(self, str name) except -1
@@ -133,6 +145,8 @@ cdef int32_t create_op(Context c, int32_t name, const int32_t* operands, int32_t
 cdef int32_t create_block(Context c, const int32_t* arg_types, int32_t n_args) except -1
 cdef int32_t add_argument(Context c, int32_t block, int32_t type) except -1
 cdef int insert_op(Context c, int32_t op, int32_t block, int32_t before) except -1
+cdef void append_op(Context c, int32_t op, int32_t block) noexcept
+cdef void append_block(Context c, int32_t block, int32_t region) noexcept
 cdef int insert_block(Context c, int32_t block, int32_t region, int32_t before) except -1
 cdef int unlink_op(Context c, int32_t op) except -1
 cdef int erase_op(Context c, int32_t op, bint force) except -1

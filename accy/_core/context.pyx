@@ -119,6 +119,51 @@ cdef class Pool:
         return self.cap * self.itemsize + sum(self.free_cap[i] for i in range(SMALL_SIZES)) * 4
 
 
+cdef class IdMap:
+    """An id -> id map over a dense id space, kept for reuse: only touched entries are reset,
+    so one use costs what it maps, not the size of the Context."""
+
+    def __dealloc__(self):
+        PyMem_Free(self.p)
+        PyMem_Free(self.touched)
+
+    cdef int ensure(self, Py_ssize_t size) except -1:
+        cdef int32_t* q
+        cdef Py_ssize_t newcap, i
+        if size <= self.cap:
+            return 0
+        newcap = max(size, self.cap * 2, 64)
+        q = <int32_t*>PyMem_Realloc(self.p, newcap * sizeof(int32_t))
+        if q == NULL:
+            raise MemoryError()
+        for i in range(self.cap, newcap):
+            q[i] = -1
+        self.p = q
+        self.cap = newcap
+        return 0
+
+    cdef int set(self, int32_t key, int32_t value) except -1:
+        cdef int32_t* q
+        if self.p[key] == -1:
+            if self.n_touched == self.touched_cap:
+                self.touched_cap = max(64, 2 * self.touched_cap)
+                q = <int32_t*>PyMem_Realloc(self.touched, self.touched_cap * sizeof(int32_t))
+                if q == NULL:
+                    raise MemoryError()
+                self.touched = q
+            self.touched[self.n_touched] = key
+            self.n_touched += 1
+        self.p[key] = value
+        return 0
+
+    cdef void reset(self) noexcept:
+        cdef Py_ssize_t i
+        for i in range(self.n_touched):
+            self.p[self.touched[i]] = -1
+        self.n_touched = 0
+        self.busy = False
+
+
 cdef class Context:
     """Owns every operation, value, block and region of the IR built in it.
 
@@ -149,8 +194,10 @@ cdef class Context:
         self.types = []
         self.type_ids = {}
         self.type_strs = []
-        self.attr_slots = []
-        self.attr_free = []
+        self.op_attrs = {}
+        self.vmap = IdMap()
+        self.bmap = IdMap()
+        self.omap = IdMap()
 
     def __dealloc__(self):
         PyMem_Free(self.names)
@@ -294,17 +341,6 @@ cdef inline void unlink_use(Context c, int32_t u):
     r.next = -1
 
 
-cdef int32_t alloc_attr_slot(Context c, object attrs) except -2:
-    if not attrs:
-        return -1
-    if c.attr_free:
-        slot = c.attr_free.pop()
-        c.attr_slots[slot] = attrs
-        return slot
-    c.attr_slots.append(attrs)
-    return len(c.attr_slots) - 1
-
-
 cdef Py_ssize_t dict_attr_bytes(object attrs) except -1:
     if not attrs:
         return 0
@@ -318,8 +354,17 @@ cdef int32_t create_op(Context c, int32_t name, const int32_t* operands, int32_t
                        const int32_t* result_types, int32_t n_results, int32_t n_regions,
                        object attrs) except -1:
     """A detached op. Operand ids must be live values of `c` (or -1 for a null operand)."""
-    cdef Py_ssize_t abytes = dict_attr_bytes(attrs)
-    c.check_capacity(1, n_results, 0, abytes)
+    if n_results > 65535 or n_regions > 65535:
+        raise IRError("an operation has at most 65535 results and 65535 regions")
+    c.check_capacity(1, n_results, 0, dict_attr_bytes(attrs))
+    return build_op(c, name, operands, n_operands, result_types, n_results, n_regions, attrs)
+
+
+cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t n_operands,
+                      const int32_t* result_types, int32_t n_results, int32_t n_regions,
+                      object attrs) except -1:
+    """create_op without the capacity check (callers checked the whole batch)."""
+    cdef Py_ssize_t abytes = dict_attr_bytes(attrs) if attrs else 0
     c.ops.reserve(1)
     c.uses.reserve(n_operands)
     c.values.reserve(n_results)
@@ -340,7 +385,8 @@ cdef int32_t create_op(Context c, int32_t name, const int32_t* operands, int32_t
     o.n_results = n_results
     o.regions = r0
     o.n_regions = n_regions
-    o.attrs = alloc_attr_slot(c, attrs)
+    if attrs:
+        c.op_attrs[op] = attrs
     c.attr_bytes += abytes
     c.clock += 1
     o.epoch = c.clock
@@ -372,6 +418,16 @@ cdef int32_t create_op(Context c, int32_t name, const int32_t* operands, int32_t
 
 cdef int32_t create_block(Context c, const int32_t* arg_types, int32_t n_args) except -1:
     c.check_capacity(0, n_args, 1, 0)
+    cdef int32_t b = build_block(c, n_args)
+    cdef int32_t i
+    if arg_types != NULL:
+        for i in range(n_args):
+            VAL(c, ARGS(c, BLK(c, b).args)[i]).type = arg_types[i]
+    return b
+
+
+cdef int32_t build_block(Context c, int32_t n_args) except -1:
+    """A detached block with `n_args` arguments of unknown type, without the capacity check."""
     c.blocks.reserve(1)
     c.values.reserve(n_args)
     c.args.reserve(n_args)
@@ -392,7 +448,7 @@ cdef int32_t create_block(Context c, const int32_t* arg_types, int32_t n_args) e
     for i in range(n_args):
         v = c.values.alloc(1)
         val = VAL(c, v)
-        val.type = arg_types[i] if arg_types != NULL else -1
+        val.type = -1
         val.owner = b
         val.index = i
         val.first_use = -1
@@ -494,6 +550,35 @@ cdef int insert_op(Context c, int32_t op, int32_t block, int32_t before) except 
         b.last_op = op
     touch(c, op)
     return 0
+
+
+cdef void append_op(Context c, int32_t op, int32_t block) noexcept:
+    """Link detached `op` at the end of detached/new `block`, without checks or epoch bumps:
+    for code that builds fresh IR (parser, clone)."""
+    cdef OpRec* o = OP(c, op)
+    cdef BlockRec* b = BLK(c, block)
+    o.prev = b.last_op
+    o.next = -1
+    o.block = block
+    if b.last_op >= 0:
+        OP(c, b.last_op).next = op
+    else:
+        b.first_op = op
+    b.last_op = op
+
+
+cdef void append_block(Context c, int32_t block, int32_t region) noexcept:
+    """Link detached `block` at the end of a fresh op's region (see append_op)."""
+    cdef BlockRec* b = BLK(c, block)
+    cdef RegionRec* r = REG(c, region)
+    b.prev = r.last_block
+    b.next = -1
+    b.region = region
+    if r.last_block >= 0:
+        BLK(c, r.last_block).next = block
+    else:
+        r.first_block = block
+    r.last_block = block
 
 
 cdef int unlink_op(Context c, int32_t op) except -1:
@@ -708,16 +793,14 @@ cdef int free_op_storage(Context c, int32_t op) except -1:
     for i in range(n_res):
         free_value(c, v0 + i)
     o = OP(c, op)
-    if o.attrs >= 0:
-        c.attr_bytes -= dict_attr_bytes(c.attr_slots[o.attrs])
-        c.attr_slots[o.attrs] = None
-        c.attr_free.append(o.attrs)
+    attrs = c.op_attrs.pop(op, None)
+    if attrs:
+        c.attr_bytes -= dict_attr_bytes(attrs)
     c.uses.release(o.operands, o.n_operands)
     c.regions.release(o.regions, o.n_regions)
     o = OP(c, op)
     o.name = -1
     o.gen += 1
-    o.attrs = -1
     o.block = -1
     o.n_operands = 0
     o.n_results = 0
@@ -856,23 +939,51 @@ cdef class _Scratch:
             PyMem_Free(<void*><Py_ssize_t>p)
 
 
+cdef IdMap scratch_map(IdMap owned):
+    """`owned` when free (the usual case), else a fresh map (a re-entrant clone)."""
+    if owned.busy:
+        owned = IdMap()
+    owned.busy = True
+    return owned
+
+
 cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) except -1:
     """Deep copy of `root` (detached) into `dst`. Values used inside but defined outside map
     through `mapping` (Value -> Value), else to themselves when `dst` is `src`."""
+    cdef IdMap vm = scratch_map(src.vmap), bm = scratch_map(src.bmap), om = scratch_map(src.omap)
+    try:
+        vm.ensure(src.values.top)
+        bm.ensure(src.blocks.top)
+        om.ensure(src.ops.top)
+        return clone_with_maps(src, root, dst, mapping, vm, bm, om)
+    finally:
+        vm.reset()
+        bm.reset()
+        om.reset()
+
+
+cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapping,
+                             IdMap vm, IdMap bm, IdMap om) except -1:
     cdef _Scratch s = _Scratch()
-    cdef int32_t n = 0, op, i, j, r, b, v, nb, new, nres
+    cdef int32_t n = 0, op, i, j, r, b, v, nb, new
+    cdef int32_t* vmap = vm.p
+    cdef int32_t* bmap = bm.p
     op = root
-    while op >= 0:
+    while op >= 0:                 # number the subtree's ops: om[op] = pre-order index
+        om.set(op, n)
         n += 1
         op = walk_next(src, root, op, False)
     cdef int32_t* ops = s.ints(n, -1)
     cdef int32_t* newops = s.ints(n, -1)
-    cdef int32_t* vmap = s.ints(src.values.top, -1)
-    cdef int32_t* bmap = s.ints(src.blocks.top, -1)
     cdef int32_t* tmap = s.ints(len(src.types), -1)
     cdef int32_t* nmap = s.ints(len(src.op_names), -1)
     cdef Py_ssize_t n_vals = 0, n_uses = 0, n_blocks = 0, n_regs = 0, n_args = 0, abytes = 0
     cdef OpRec* o
+    cdef dict attrs_of = {}        # pre-order index -> attributes, for ops that have them
+    if len(src.op_attrs) <= n:
+        for key, attrs in src.op_attrs.items():
+            if om.p[<int32_t>key] >= 0:
+                attrs_of[om.p[<int32_t>key]] = attrs
     op = root
     for i in range(n):
         ops[i] = op
@@ -881,9 +992,11 @@ cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) ex
         n_uses += o.n_operands
         n_regs += o.n_regions
         for j in range(o.n_results):
-            vmap[o.results + j] = -2
-        if o.attrs >= 0:
-            abytes += dict_attr_bytes(src.attr_slots[o.attrs])
+            vm.set(o.results + j, -2)
+        if len(src.op_attrs) > n:
+            attrs = src.op_attrs.get(op)
+            if attrs:
+                attrs_of[i] = attrs
         for r in range(o.regions, o.regions + o.n_regions):
             b = REG(src, r).first_block
             while b >= 0:
@@ -891,9 +1004,11 @@ cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) ex
                 n_vals += BLK(src, b).n_args
                 n_args += BLK(src, b).n_args
                 for j in range(BLK(src, b).n_args):
-                    vmap[ARGS(src, BLK(src, b).args)[j]] = -2
+                    vm.set(ARGS(src, BLK(src, b).args)[j], -2)
                 b = BLK(src, b).next
         op = walk_next(src, root, op, False)
+    for attrs in attrs_of.values():
+        abytes += dict_attr_bytes(attrs)
     # Values from outside the subtree: map them before allocating anything.
     cdef Value mv
     for i in range(n):
@@ -908,9 +1023,9 @@ cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) ex
                 if not isinstance(mv, Value) or mv.context is not dst:
                     raise IRError("clone mapping values must be Values of the target Context")
                 mv.check()
-                vmap[v] = mv.id
+                vm.set(v, mv.id)
             elif src is dst:
-                vmap[v] = v
+                vm.set(v, v)
             else:
                 raise IRError(f"'{src.op_names[o.name]}' uses a value defined outside the cloned "
                               f"op; pass mapping={{outside_value: value_in_target}}")
@@ -927,9 +1042,9 @@ cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) ex
             o = OP(src, op)
             if nmap[o.name] < 0:
                 nmap[o.name] = o.name if src is dst else dst.name_id(src.op_names[o.name])
-            attrs = dict(src.attr_slots[o.attrs]) if o.attrs >= 0 else None
-            new = create_op(dst, nmap[o.name], NULL, o.n_operands, NULL, o.n_results,
-                            o.n_regions, attrs)
+            attrs = attrs_of.get(i) if attrs_of else None
+            new = build_op(dst, nmap[o.name], NULL, o.n_operands, NULL, o.n_results,
+                           o.n_regions, dict(attrs) if attrs else None)
             newops[i] = new
             o = OP(src, op)
             for j in range(o.n_results):
@@ -937,17 +1052,17 @@ cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) ex
                 VAL(dst, OP(dst, new).results + j).type = _map_type(src, dst, tmap,
                                                                    VAL(src, o.results + j).type)
             if i > 0:
-                insert_op(dst, new, bmap[o.block], -1)
+                append_op(dst, new, bmap[o.block])
             for r in range(o.n_regions):
                 b = REG(src, OP(src, op).regions + r).first_block
                 while b >= 0:
-                    nb = create_block(dst, NULL, BLK(src, b).n_args)
-                    bmap[b] = nb
+                    nb = build_block(dst, BLK(src, b).n_args)
+                    bm.set(b, nb)
                     for j in range(BLK(src, b).n_args):
                         v = ARGS(src, BLK(src, b).args)[j]
                         vmap[v] = ARGS(dst, BLK(dst, nb).args)[j]
                         VAL(dst, vmap[v]).type = _map_type(src, dst, tmap, VAL(src, v).type)
-                    insert_block(dst, nb, OP(dst, new).regions + r, -1)
+                    append_block(dst, nb, OP(dst, new).regions + r)
                     b = BLK(src, b).next
         for i in range(n):
             o = OP(src, ops[i])
@@ -1154,37 +1269,34 @@ cdef class Operation:
     @property
     def attributes(self):
         """A read-only view; change attributes with set_attribute/remove_attribute."""
-        cdef OpRec* o = OP(self.context, self.check())
-        if o.attrs < 0:
-            return _EMPTY
-        return MappingProxyType(self.context.attr_slots[o.attrs])
+        attrs = self.context.op_attrs.get(self.check())
+        return MappingProxyType(attrs) if attrs else _EMPTY
 
     def set_attribute(self, str name, value):
         cdef Context c = self.context
         cdef int32_t op = self.check()
         value = check_attribute(value)
-        cdef OpRec* o = OP(c, op)
-        old = dict(c.attr_slots[o.attrs]) if o.attrs >= 0 else {}
+        old = c.op_attrs.get(op) or {}
         new = dict(old)
         new[name] = value
         cdef Py_ssize_t delta = dict_attr_bytes(new) - dict_attr_bytes(old)
         c.check_capacity(0, 0, 0, delta)
-        o = OP(c, op)
-        if o.attrs >= 0:
-            c.attr_slots[o.attrs] = new
-        else:
-            o.attrs = alloc_attr_slot(c, new)
+        c.op_attrs[op] = new
         c.attr_bytes += delta
         touch(c, op)
 
     def remove_attribute(self, str name):
         cdef Context c = self.context
         cdef int32_t op = self.check()
-        cdef OpRec* o = OP(c, op)
-        if o.attrs < 0 or name not in c.attr_slots[o.attrs]:
+        d = c.op_attrs.get(op)
+        if not d or name not in d:
             raise KeyError(name)
-        d = c.attr_slots[o.attrs]
+        d = dict(d)
         c.attr_bytes -= len(name) + attribute_bytes(d.pop(name))
+        if d:
+            c.op_attrs[op] = d
+        else:
+            del c.op_attrs[op]
         touch(c, op)
 
     @property

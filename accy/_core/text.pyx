@@ -18,11 +18,13 @@ import re
 import numpy as np
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+from libc.string cimport memcmp
 from libc.stdint cimport int32_t, uint32_t
 from accy._core.context cimport (
     Context, Operation, Block, OpRec, UseRec, ValueRec, BlockRec, RegionRec,
     OP, USE, VAL, BLK, REG, ARGS, VALUE_PLACEHOLDER, VALUE_FREE,
-    create_op, create_block, insert_op, insert_block, erase_op, replace_all_uses,
+    create_op, create_block, append_op, append_block, erase_op, replace_all_uses,
     new_placeholder, free_placeholder, op_handle, value_handle,
 )
 from accy._core.context import Module, as_module
@@ -33,6 +35,9 @@ from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, Symb
                                    _bits_to_array, _FLOAT_BITS)
 from accy._core.types import numpy_dtype
 from accy.errors import ParseError, CapacityError, AccyError
+from accy._core.registry import ISOLATED_FROM_ABOVE
+
+cdef uint32_t T_ISOLATED = ISOLATED_FROM_ABOVE
 
 cdef enum:
     MAX_DEPTH = 200
@@ -189,7 +194,7 @@ cdef class Printer:
             if nops:
                 out.append(" ")
                 out.append(operands)
-        attrs = c.attr_slots[o.attrs] if o.attrs >= 0 else None
+        attrs = c.op_attrs.get(op) if c.op_attrs else None
         if attrs:
             opdef = c.op_defs[o.name]
             schema = opdef.attributes if opdef is not None else ()
@@ -231,12 +236,20 @@ cdef class Printer:
     cdef void print_regions(self, int32_t op, str indent) except *:
         cdef Context c = self.c
         cdef int32_t i, nreg = OP(c, op).n_regions, g0 = OP(c, op).regions
+        # Names restart at %0 inside ops isolated from above (as MLIR's printer does): nothing
+        # inside can refer to a value outside.
+        cdef bint isolated = c.names[OP(c, op).name].traits & T_ISOLATED
+        saved = self.vnum
+        if isolated:
+            self.vnum = {}
         self.out.append(" (")
         for i in range(nreg):
             if i:
                 self.out.append(", ")
             self.print_region(g0 + i, indent)
         self.out.append(")")
+        if isolated:
+            self.vnum = saved
 
     cdef void print_region(self, int32_t region, str indent) except *:
         cdef Context c = self.c
@@ -297,6 +310,33 @@ class _TypeTextError(Exception):
     pass
 
 
+cdef class _Ids:
+    """A growable int32 buffer reused across ops (operand ids, then result type ids)."""
+    cdef int32_t* p
+    cdef Py_ssize_t n, cap
+
+    def __cinit__(self):
+        self.cap = 64
+        self.p = <int32_t*>PyMem_Malloc(self.cap * sizeof(int32_t))
+        if self.p == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        PyMem_Free(self.p)
+
+    cdef int push(self, int32_t x) except -1:
+        cdef int32_t* q
+        if self.n == self.cap:
+            q = <int32_t*>PyMem_Realloc(self.p, 2 * self.cap * sizeof(int32_t))
+            if q == NULL:
+                raise MemoryError()
+            self.p = q
+            self.cap *= 2
+        self.p[self.n] = x
+        self.n += 1
+        return 0
+
+
 cdef class Parser:
     cdef Context c
     cdef bytes data
@@ -310,6 +350,9 @@ cdef class Parser:
     cdef dict opname_cache   # op name bytes -> name id
     cdef list top_ops
     cdef list loose_blocks
+    cdef _Ids ids
+    cdef bytes last_type
+    cdef int32_t last_type_id
 
     def __init__(self, Context c, bytes data):
         self.c = c
@@ -325,6 +368,9 @@ cdef class Parser:
         self.opname_cache = {}
         self.top_ops = []
         self.loose_blocks = []
+        self.ids = _Ids()
+        self.last_type = None
+        self.last_type_id = -1
 
     # -- errors and lexing --
     cdef error(self, str message, Py_ssize_t at=-1):
@@ -506,6 +552,8 @@ cdef class Parser:
                 q += 2
                 while q < self.end and self.s[q] in b' \t\r\n':
                     q += 1
+                if q < self.end and self.s[q] == b'(':
+                    return self.match_brackets(q, b'(', b')')   # a result list
                 return self.type_end(q)
             self.error("expected '->' in a function type", q)
         if self.s[p] == b'!' or is_ident_start(self.s[p]):
@@ -521,8 +569,15 @@ cdef class Parser:
         self.skip_ws()
         cdef Py_ssize_t start = self.pos
         cdef Py_ssize_t stop = self.type_end(start)
+        if self.last_type is not None and len(self.last_type) == stop - start and \
+                memcmp(<const char*>self.last_type, self.s + start, stop - start) == 0:
+            self.pos = stop
+            return self.last_type_id
         cdef bytes key = PyBytes_FromStringAndSize(self.s + start, stop - start)
         found = self.type_cache.get(key)
+        if found is not None:
+            self.last_type = key
+            self.last_type_id = found
         if found is not None:
             self.pos = stop
             return found
@@ -749,7 +804,7 @@ cdef class Parser:
             for key, _ in scope:
                 if key == name:
                     self.error(f"redefinition of value {name.decode()}", at)
-        fwd = self.forward.pop(name, None)
+        fwd = self.forward.pop(name, None) if self.forward else None
         if fwd is not None:
             ph = fwd[0]
             t = VAL(self.c, ph).type
@@ -787,21 +842,19 @@ cdef class Parser:
 
     cdef int parse_op(self, int32_t block) except -1:
         """One op, appended to `block` (-1: top level)."""
-        cdef list res_names = []
-        cdef list res_counts = []
-        cdef Py_ssize_t op_start, name_pos, i, k
+        cdef list res_names = None       # [(name, position, count)]
+        cdef Py_ssize_t name_pos, i, k, n_results = 0, count
         cdef Py_ssize_t start = self.pos
         if self.peek() == b'%':
+            res_names = []
             while True:
                 npos = self.pos
                 name = self.value_name()
                 if b'#' in name:
                     self.error("a result name cannot contain '#'", npos)
-                count = 1
-                if self.accept(b':'):
-                    count = self.small_int()
-                res_names.append((name, npos))
-                res_counts.append(count)
+                count = self.small_int() if self.accept(b':') else 1
+                res_names.append((name, npos, count))
+                n_results += count
                 if not self.accept(b','):
                     break
             self.expect(b'=', "'=' after result names")
@@ -813,14 +866,13 @@ cdef class Parser:
         else:
             raw = self.ident("an operation name")
         cdef int32_t nid = self.op_name_id(raw, name_pos)
-        cdef list operands = []
-        cdef list operand_pos = []
+        cdef _Ids ids = self.ids         # a stack: nested ops (in regions) push above `base`
+        cdef Py_ssize_t base = ids.n
         if generic:
             self.expect(b'(', "'(' after the operation name")
             if not self.accept(b')'):
                 while True:
-                    operand_pos.append(self.pos)
-                    operands.append(self.value_name())
+                    self.operand(ids)
                     if self.accept(b')'):
                         break
                     self.expect(b',', "',' or ')' in the operand list")
@@ -828,89 +880,103 @@ cdef class Parser:
                 self.error("block successors are not supported")
         elif self.peek() == b'%':
             while True:
-                self.skip_ws()
-                operand_pos.append(self.pos)
-                operands.append(self.value_name())
+                self.operand(ids)
                 if not self.accept(b','):
                     break
-        cdef dict attrs = {}
+        cdef Py_ssize_t n_ops = ids.n - base
+        cdef dict attrs = None
         if self.accept2(b'<', b'{'):
             self.pos -= 1
             attrs = self.parse_attr_dict()
             self.expect(b'>', "'>' closing the properties")
-        cdef list regions = []
+        cdef list regions = None
         if generic and self.peek() == b'(':
             regions = self.parse_region_list()
         if self.peek() == b'{':
-            for k, a in self.parse_attr_dict().items():
-                if k in attrs:
-                    self.error(f"attribute '{k}' given twice")
-                attrs[k] = a
-        cdef list operand_types = None
-        cdef list result_types = []
+            extra = self.parse_attr_dict()
+            if attrs is None:
+                attrs = extra
+            else:
+                for k2, a in extra.items():
+                    if k2 in attrs:
+                        self.error(f"attribute '{k2}' given twice")
+                    attrs[k2] = a
+        cdef Py_ssize_t n_types = 0
+        cdef int32_t t
+        cdef ValueRec* vr
         if generic:
             self.expect(b':', "':' and the function type of the operation")
-            operand_types = self.type_list_parens()
-            if not (self.accept(b'-') and self.accept(b'>')):
+            self.expect(b'(', "'(' and the operand types")
+            if not self.accept(b')'):
+                while True:
+                    tpos = self.pos
+                    t = self.parse_type()
+                    if n_types < n_ops:
+                        vr = VAL(self.c, ids.p[base + n_types])
+                        if vr.kind == VALUE_PLACEHOLDER and vr.type < 0:
+                            vr.type = t
+                        elif vr.type != t:
+                            self.error(f"operand #{n_types} has type {self.c.type_str(vr.type)}, "
+                                       f"not {self.c.type_str(t)}", tpos)
+                    n_types += 1
+                    if self.accept(b')'):
+                        break
+                    self.expect(b',', "',' or ')' in a type list")
+            if n_types != n_ops:
+                self.error(f"{n_ops} operands but {n_types} operand types", name_pos)
+            if not self.accept2(b'-', b'>'):
                 self.error("expected '->' and result types")
             if self.peek() == b'(':
-                result_types = self.type_list_parens()
+                self.pos += 1
+                if not self.accept(b')'):
+                    while True:
+                        ids.push(self.parse_type())
+                        if self.accept(b')'):
+                            break
+                        self.expect(b',', "',' or ')' in a type list")
             else:
-                result_types = [self.parse_type()]
-            if len(operand_types) != len(operands):
-                self.error(f"{len(operands)} operands but {len(operand_types)} operand types",
-                           name_pos)
+                ids.push(self.parse_type())
         elif self.accept(b':'):
             while True:
-                result_types.append(self.parse_type())
+                ids.push(self.parse_type())
                 if not self.accept(b','):
                     break
         if not generic and self.peek() == b'(':
             regions = self.parse_region_list()
-        cdef Py_ssize_t n_results = sum(res_counts)
-        if n_results != len(result_types):
-            self.error(f"{n_results} result names but {len(result_types)} result types", start)
-        # operands: look up (forward references become placeholders)
-        cdef int32_t n_ops = len(operands)
-        cdef int32_t* ids = <int32_t*>PyMem_Malloc((n_ops + len(result_types) + 1) * sizeof(int32_t))
-        if ids == NULL:
-            raise MemoryError()
-        cdef int32_t* tys = ids + n_ops
-        cdef int32_t op
-        cdef ValueRec* vr
-        try:
-            for i in range(n_ops):
-                ids[i] = self.use_value(operands[i], operand_pos[i])
-                if operand_types is not None:
-                    t = operand_types[i]
-                    vr = VAL(self.c, ids[i])
-                    if vr.kind == VALUE_PLACEHOLDER and vr.type < 0:
-                        vr.type = t
-                    elif vr.type != t:
-                        self.error(f"operand #{i} ({operands[i].decode()}) has type "
-                                   f"{self.c.type_str(vr.type)}, not {self.c.type_str(t)}",
-                                   operand_pos[i])
-            for i in range(len(result_types)):
-                tys[i] = result_types[i]
-            op = create_op(self.c, nid, ids, n_ops, tys, len(result_types), len(regions),
-                           attrs or None)
-        finally:
-            PyMem_Free(ids)
+        if n_results != ids.n - base - n_ops:
+            self.error(f"{n_results} result names but {ids.n - base - n_ops} result types", start)
+        cdef Py_ssize_t n_regions = len(regions) if regions is not None else 0
+        cdef int32_t op = create_op(self.c, nid, ids.p + base, <int32_t>n_ops,
+                                    ids.p + base + n_ops, <int32_t>n_results,
+                                    <int32_t>n_regions, attrs)
+        ids.n = base
         if block >= 0:
-            insert_op(self.c, op, block, -1)
+            append_op(self.c, op, block)
         else:
             self.top_ops.append(op_handle(self.c, op))
-        for i, blocks in enumerate(regions):
-            for b in blocks:
-                insert_block(self.c, b, OP(self.c, op).regions + i, -1)
+        if regions is not None:
+            for i in range(n_regions):
+                for b in regions[i]:
+                    append_block(self.c, b, OP(self.c, op).regions + i)
+        if res_names is None:
+            return 0
+        cdef int32_t r0 = OP(self.c, op).results
         k = 0
-        for i in range(len(res_names)):
-            name, npos = res_names[i]
-            if res_counts[i] == 1:
-                self.define(name, OP(self.c, op).results + k, npos)
-            for j in range(res_counts[i]):
-                self.define(name + b"#" + str(j).encode(), OP(self.c, op).results + k, npos)
+        for name, npos, count in res_names:
+            if count == 1:
+                self.define(name, r0 + k, npos)
                 k += 1
+            else:
+                for i in range(count):
+                    self.define(name + b"#" + str(i).encode(), r0 + k, npos)
+                    k += 1
+                self.names.setdefault(name, r0 + k - count)
+        return 0
+
+    cdef int operand(self, _Ids ids) except -1:
+        self.skip_ws()
+        cdef Py_ssize_t at = self.pos
+        ids.push(self.use_value(self.value_name(), at))
         return 0
 
     cdef Py_ssize_t small_int(self) except -1:
@@ -1029,7 +1095,6 @@ cdef class Parser:
                 free_placeholder(c, ph)
 
 
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from accy._core.context cimport add_argument, Block, block_handle, unlink_op
 
 

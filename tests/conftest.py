@@ -1,0 +1,87 @@
+"""Shared fixtures: a small `test` dialect (registered once per session) and IR builders."""
+import pytest
+
+from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, TensorType,
+                     VARIADIC, register_dialect, traits)
+
+F32 = TensorType("f32", (4,))
+I32 = TensorType("i32", (4,))
+
+
+def _infer_constant(operand_types, attributes):
+    value = attributes["value"]
+    return (value.type,)
+
+
+def _verify_positive(op):
+    if op.attributes["n"] <= 0:
+        return f"needs n > 0, got {op.attributes['n']}"
+    return None
+
+
+TEST_ROWS = [
+    # pure binary op; result type inferred from the first operand
+    OpDef("test.add", operands=2, results=1,
+          traits=traits.PURE | traits.SAME_OPERANDS_AND_RESULT_TYPE),
+    # a constant with a required dense `value`; result type inferred from it
+    OpDef("test.constant", results=1, attributes={"value": (DenseAttr, True)},
+          traits=traits.PURE, infer=_infer_constant),
+    # an op with a required int attribute checked by its own verify function
+    OpDef("test.count", attributes={"n": (int, True)}, verify=_verify_positive),
+    # a terminator with any number of operands
+    OpDef("test.yield", operands=(0, VARIADIC), traits=traits.TERMINATOR),
+    # one region whose blocks end with a terminator; any operands and results
+    OpDef("test.loop", operands=(0, VARIADIC), results=(0, VARIADIC), regions=1),
+    # one region, blocks need no terminator (a graph-like container)
+    OpDef("test.graph", regions=1, traits=traits.NO_TERMINATOR),
+    # one region, isolated from above
+    OpDef("test.isolated", regions=1, traits=traits.NO_TERMINATOR | traits.ISOLATED_FROM_ABOVE),
+    # one region that may hold one block only
+    OpDef("test.single", regions=1, traits=traits.NO_TERMINATOR | traits.SINGLE_BLOCK),
+    # an op producing a value of any type, for sources of values
+    OpDef("test.source", results=1),
+    # an op with two results
+    OpDef("test.pair", results=2),
+    # a side-effecting sink taking any operands
+    OpDef("test.sink", operands=(0, VARIADIC)),
+    # an op whose schema accepts any value for `a` (so `a` prints as a property `<{a = ...}>`)
+    OpDef("test.attrs", attributes={"a": (object, False)}),
+]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def test_dialect():
+    """Register the `test` dialect once for the whole session."""
+    register_dialect("test", TEST_ROWS)
+    return TEST_ROWS
+
+
+@pytest.fixture
+def ctx():
+    return Context()
+
+
+@pytest.fixture
+def module(ctx):
+    return Module.create(ctx)
+
+
+@pytest.fixture
+def builder(ctx, module):
+    return Builder(ctx).at_end(module.body)
+
+
+def build_func(ctx, name="f", inputs=(F32, F32), results=(F32,), module=None):
+    """A module (new unless given) holding `builtin.func @name` with an entry block; returns
+    (module, func, entry block, builder at the end of the entry block)."""
+    module = module or Module.create(ctx)
+    b = Builder(ctx).at_end(module.body)
+    func = b.create("builtin.func", attributes={
+        "sym_name": name, "function_type": FunctionType(inputs, results)})
+    entry = b.create_block(func.regions[0], inputs)
+    return module, func, entry, b
+
+
+def counts(ctx):
+    """The Context's live record counts, to check that a failed operation changed nothing."""
+    return (ctx.num_operations, ctx.num_values, ctx.num_blocks, ctx.attribute_bytes)
