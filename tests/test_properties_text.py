@@ -29,7 +29,7 @@ idents = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 op_names = st.builds("{}.{}".format, idents, idents)
 # strings: anything unicode, with the characters that need escaping made frequent
 nasty_chars = st.sampled_from('"\\\n\t\r\x00\x01\x1f\x7f\x80é€😀 {}[]<>=,:@%^#')
-strings = st.text(st.characters() | nasty_chars, max_size=12)
+strings = st.text(st.characters(codec="utf-8") | nasty_chars, max_size=12)
 keys = idents | strings
 
 tensor_types = st.builds(TensorType, st.sampled_from(sorted(DTYPES)),

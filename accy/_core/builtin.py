@@ -5,6 +5,12 @@ from .registry import (OpDef, VARIADIC, register_dialect, TERMINATOR, PURE, NO_T
 from .types import FunctionType
 
 
+def _verify_module(op):
+    if len(op.regions[0].blocks) != 1:
+        return "must hold exactly one block"
+    return None
+
+
 def _verify_func(op):
     ftype = op.attributes["function_type"]
     entry = op.regions[0].entry
@@ -53,7 +59,8 @@ def _verify_call(op):
 
 register_dialect("builtin", [
     OpDef("builtin.module", regions=1, attributes={"sym_name": (str, False)},
-          traits=NO_TERMINATOR | SINGLE_BLOCK | SYMBOL_TABLE | ISOLATED_FROM_ABOVE),
+          traits=NO_TERMINATOR | SINGLE_BLOCK | SYMBOL_TABLE | ISOLATED_FROM_ABOVE,
+          verify=_verify_module),
     OpDef("builtin.func", regions=1,
           attributes={"sym_name": (str, True), "function_type": (FunctionType, True),
                       "sym_visibility": (str, False)},

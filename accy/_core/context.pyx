@@ -980,10 +980,12 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapp
     cdef Py_ssize_t n_vals = 0, n_uses = 0, n_blocks = 0, n_regs = 0, n_args = 0, abytes = 0
     cdef OpRec* o
     cdef dict attrs_of = {}        # pre-order index -> attributes, for ops that have them
+    cdef int32_t* has_attrs = s.ints(n, 0)
     if len(src.op_attrs) <= n:
         for key, attrs in src.op_attrs.items():
             if om.p[<int32_t>key] >= 0:
                 attrs_of[om.p[<int32_t>key]] = attrs
+                has_attrs[om.p[<int32_t>key]] = 1
     op = root
     for i in range(n):
         ops[i] = op
@@ -997,6 +999,7 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapp
             attrs = src.op_attrs.get(op)
             if attrs:
                 attrs_of[i] = attrs
+                has_attrs[i] = 1
         for r in range(o.regions, o.regions + o.n_regions):
             b = REG(src, r).first_block
             while b >= 0:
@@ -1042,9 +1045,8 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapp
             o = OP(src, op)
             if nmap[o.name] < 0:
                 nmap[o.name] = o.name if src is dst else dst.name_id(src.op_names[o.name])
-            attrs = attrs_of.get(i) if attrs_of else None
             new = build_op(dst, nmap[o.name], NULL, o.n_operands, NULL, o.n_results,
-                           o.n_regions, dict(attrs) if attrs else None)
+                           o.n_regions, dict(attrs_of[i]) if has_attrs[i] else None)
             newops[i] = new
             o = OP(src, op)
             for j in range(o.n_results):

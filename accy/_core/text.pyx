@@ -1077,6 +1077,7 @@ cdef class Parser:
         body = module.body
         for op in self.top_ops:
             op.move_to_end(body)
+        self.top_ops = [module]         # what cleanup() erases if verification fails
         return module
 
     cdef void cleanup(self):
