@@ -6,6 +6,7 @@ cannot say: an integer of another width, a float of a given dtype (kept as its b
 every f64/f32/f16/bf16 value, nan payloads and -0.0 included, round-trips exactly), a sorted
 dictionary, a dense numpy constant, a symbol reference and the unit attribute.
 """
+import operator
 import struct
 
 import numpy as np
@@ -42,7 +43,7 @@ class IntAttr(_Frozen):
         if dtype not in _INT_RANGES:
             raise ValueError(f"IntAttr dtype must be an integer dtype, got '{dtype}'")
         lo, hi = _INT_RANGES[dtype]
-        value = int(value)
+        value = operator.index(value)
         if not lo <= value <= hi:
             raise ValueError(f"{value} does not fit in {dtype}")
         self._init_key((int(value), dtype))
@@ -126,9 +127,10 @@ class DenseAttr(_Frozen):
     __slots__ = ("array", "type")
 
     def __init__(self, array, dtype=None):
-        arr = np.array(array, dtype=numpy_dtype(dtype) if dtype else None, copy=True, order="C")
+        arr = np.asarray(array, dtype=numpy_dtype(dtype) if dtype else None)
         accy_dtype = dtype or dtype_of_numpy(arr.dtype)
-        arr.setflags(write=False)
+        # A view of immutable bytes: nobody (not even the owner) can make it writable again.
+        arr = np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
         object.__setattr__(self, "array", arr)
         object.__setattr__(self, "type", TensorType(accy_dtype, arr.shape))
         self._init_key((accy_dtype, arr.shape, arr.tobytes()))

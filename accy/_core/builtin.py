@@ -1,7 +1,8 @@
 """The `builtin` dialect: module, func, return, call."""
 from .attributes import SymbolRefAttr
 from .registry import (OpDef, VARIADIC, register_dialect, TERMINATOR, PURE, NO_TERMINATOR,
-                       SINGLE_BLOCK, SYMBOL, SYMBOL_TABLE, ISOLATED_FROM_ABOVE)
+                       SINGLE_BLOCK, SYMBOL, SYMBOL_TABLE, ISOLATED_FROM_ABOVE,
+                       GRAPH_REGION)
 from .types import FunctionType
 
 
@@ -59,7 +60,7 @@ def _verify_call(op):
 
 register_dialect("builtin", [
     OpDef("builtin.module", regions=1, attributes={"sym_name": (str, False)},
-          traits=NO_TERMINATOR | SINGLE_BLOCK | SYMBOL_TABLE | ISOLATED_FROM_ABOVE,
+          traits=NO_TERMINATOR | SINGLE_BLOCK | SYMBOL_TABLE | ISOLATED_FROM_ABOVE | GRAPH_REGION,
           verify=_verify_module),
     OpDef("builtin.func", regions=1,
           attributes={"sym_name": (str, True), "function_type": (FunctionType, True),

@@ -1505,6 +1505,7 @@ cdef class Module(Operation):
         if context is None:
             context = Context()
         cdef int32_t name = context.name_id("builtin.module")
+        context.check_capacity(1, 0, 1, 0)
         cdef int32_t op = create_op(context, name, NULL, 0, NULL, 0, 1, None)
         cdef int32_t b = create_block(context, NULL, 0)
         insert_block(context, b, OP(context, op).regions, -1)
@@ -1782,6 +1783,7 @@ cdef class Region:
 
     def add_block(self, arg_types=()):
         """Create a block with arguments of `arg_types` at the end of this region."""
+        self.check()
         return self.append(Block.create(self.context, arg_types))
 
 

@@ -17,12 +17,13 @@ SINGLE_BLOCK = 1 << 6                   # each region holds at most one block
 SAME_OPERANDS_AND_RESULT_TYPE = 1 << 7  # also infers the result type from the first operand
 SYMBOL = 1 << 8                         # defines a symbol through its `sym_name` attribute
 SYMBOL_TABLE = 1 << 9                   # symbols of its region are unique and can be looked up
+GRAPH_REGION = 1 << 10                  # its regions are graphs: no order among a block's ops
 
 TRAIT_NAMES = {
     "terminator": TERMINATOR, "pure": PURE, "commutative": COMMUTATIVE, "elementwise": ELEMENTWISE,
     "isolated_from_above": ISOLATED_FROM_ABOVE, "no_terminator": NO_TERMINATOR,
     "single_block": SINGLE_BLOCK, "same_operands_and_result_type": SAME_OPERANDS_AND_RESULT_TYPE,
-    "symbol": SYMBOL, "symbol_table": SYMBOL_TABLE,
+    "symbol": SYMBOL, "symbol_table": SYMBOL_TABLE, "graph_region": GRAPH_REGION,
 }
 VARIADIC = -1
 

@@ -13,6 +13,7 @@ else in `{...}`; the parser merges both. Values and blocks are renumbered in ord
 so printed text and the fingerprint do not depend on names or ids.
 """
 import hashlib
+import math
 import re
 
 import numpy as np
@@ -73,7 +74,7 @@ def _key_str(str k):
 def float_text(bits, str dtype):
     """Shortest decimal text that reads back to exactly `bits`, else the hex bit pattern."""
     value = _bits_to_array(bits, dtype)[0]
-    if np.isfinite(value):
+    if math.isfinite(float(value)):
         text = repr(float(value)) if dtype == "f64" else str(value)
         if "e" not in text and "." not in text:
             text += ".0"
@@ -115,7 +116,7 @@ def attr_text(a):
 def _dense_body(a):
     arr = a.array
     dtype = a.type.dtype
-    if arr.size > DENSE_LIST_LIMIT:
+    if arr.size > DENSE_LIST_LIMIT or (arr.size == 0 and arr.ndim != 1):
         return '"0x' + arr.tobytes().hex().upper() + '"'
     if dtype in FLOAT_DTYPES:
         bits = arr.reshape(-1).view({64: np.uint64, 32: np.uint32, 16: np.uint16}[_FLOAT_BITS[dtype]])
@@ -344,7 +345,7 @@ cdef class Parser:
     cdef Py_ssize_t pos, end
     cdef int depth
     cdef dict names          # value name -> value id
-    cdef list scopes         # per region: list of (name, previous binding or None)
+    cdef list scopes         # per region: {name: previous binding or None}
     cdef dict forward        # name -> (placeholder id, position of first use)
     cdef dict type_cache     # type text -> type id
     cdef dict opname_cache   # op name bytes -> name id
@@ -362,7 +363,7 @@ cdef class Parser:
         self.end = len(data)
         self.depth = 0
         self.names = {}
-        self.scopes = [[]]
+        self.scopes = [{}]
         self.forward = {}
         self.type_cache = {}
         self.opname_cache = {}
@@ -385,11 +386,12 @@ cdef class Parser:
         col = len(prefix) - line_start + 1
         line_end = text.find("\n", line_start)
         line_text = text[line_start:line_end if line_end >= 0 else len(text)]
-        if len(line_text) > 160:
+        caret = col
+        if len(line_text) > 160:            # show a window of a long line around the column
             lo = max(0, col - 80)
             line_text = line_text[lo:lo + 160]
-            col -= lo
-        raise ParseError(message, line, col, line_text + "\n" + " " * (col - 1) + "^")
+            caret -= lo
+        raise ParseError(message, line, col, line_text + "\n" + " " * (caret - 1) + "^")
 
     cdef inline void skip_ws(self) noexcept:
         cdef const char* s = self.s
@@ -672,9 +674,11 @@ cdef class Parser:
         self.pos = p
         dtype = None
         if self.accept(b':'):
+            self.skip_ws()
+            dpos = self.pos
             dtype = self.ident("a dtype").decode()
             if dtype not in DTYPES:
-                self.error(f"unknown dtype '{dtype}'")
+                self.error(f"unknown dtype '{dtype}'", dpos)
         try:
             if is_hex:
                 if text.startswith("-"):
@@ -770,6 +774,7 @@ cdef class Parser:
         if self.accept(b'}'):
             return out
         while True:
+            self.skip_ws()
             kpos = self.pos
             if self.peek() == b'"':
                 key = self.string_literal()
@@ -790,6 +795,10 @@ cdef class Parser:
         found = self.names.get(name)
         if found is not None:
             return found
+        if name.endswith(b"#0"):            # `%v#0` also names the single result `%v`
+            found = self.names.get(name[:-2])
+            if found is not None:
+                return found
         fwd = self.forward.get(name)
         if fwd is not None:
             return fwd[0]
@@ -798,13 +807,10 @@ cdef class Parser:
         return ph
 
     cdef int define(self, bytes name, int32_t value, Py_ssize_t at) except -1:
-        cdef list scope = self.scopes[-1]
-        prev = self.names.get(name)
-        if prev is not None:
-            for key, _ in scope:
-                if key == name:
-                    self.error(f"redefinition of value {name.decode()}", at)
-        fwd = self.forward.pop(name, None) if self.forward else None
+        cdef dict scope = self.scopes[-1]
+        if name in scope:
+            self.error(f"redefinition of value {name.decode()}", at)
+        fwd = self.forward.get(name) if self.forward else None
         if fwd is not None:
             ph = fwd[0]
             t = VAL(self.c, ph).type
@@ -812,15 +818,16 @@ cdef class Parser:
                 self.error(f"{name.decode()} is defined with type "
                            f"{self.c.type_str(VAL(self.c, value).type)} but used as "
                            f"{self.c.type_str(t)}", at)
+            del self.forward[name]
             replace_all_uses(self.c, ph, value)
             free_placeholder(self.c, ph)
-        scope.append((name, prev))
+        scope[name] = self.names.get(name)
         self.names[name] = value
         return 0
 
     cdef void pop_scope(self):
-        cdef list scope = self.scopes.pop()
-        for name, prev in reversed(scope):
+        cdef dict scope = self.scopes.pop()
+        for name, prev in reversed(scope.items()):
             if prev is None:
                 del self.names[name]
             else:
@@ -878,7 +885,7 @@ cdef class Parser:
                     self.expect(b',', "',' or ')' in the operand list")
             if self.peek() == b'[':
                 self.error("block successors are not supported")
-        elif self.peek() == b'%':
+        elif self.peek() == b'%' and not self.at_result_list():
             while True:
                 self.operand(ids)
                 if not self.accept(b','):
@@ -909,6 +916,7 @@ cdef class Parser:
             self.expect(b'(', "'(' and the operand types")
             if not self.accept(b')'):
                 while True:
+                    self.skip_ws()
                     tpos = self.pos
                     t = self.parse_type()
                     if n_types < n_ops:
@@ -973,6 +981,36 @@ cdef class Parser:
                 self.names.setdefault(name, r0 + k - count)
         return 0
 
+    cdef bint at_result_list(self) except -1:
+        """True when the `%names` ahead are the next op's results (`%a, %b:2 = ...`), not
+        operands of a pretty-form op that has none. Scans without consuming."""
+        cdef Py_ssize_t p = self.pos, end = self.end
+        cdef const char* s = self.s
+        while True:
+            if p >= end or s[p] != b'%':
+                return False
+            p += 1
+            while p < end and is_ident_char(s[p]):
+                p += 1
+            while p < end and s[p] in b' \t\r\n':
+                p += 1
+            if p < end and s[p] == b':':          # a result group `%x:2`
+                p += 1
+                while p < end and s[p] in b' \t\r\n':
+                    p += 1
+                if p >= end or not is_digit(s[p]):
+                    return False
+                while p < end and is_digit(s[p]):
+                    p += 1
+                while p < end and s[p] in b' \t\r\n':
+                    p += 1
+            if p < end and s[p] == b',':
+                p += 1
+                while p < end and s[p] in b' \t\r\n':
+                    p += 1
+                continue
+            return p < end and s[p] == b'='
+
     cdef int operand(self, _Ids ids) except -1:
         self.skip_ws()
         cdef Py_ssize_t at = self.pos
@@ -1005,7 +1043,7 @@ cdef class Parser:
         """`{ blocks }` -> list of detached block ids (kept in loose_blocks until attached)."""
         self.enter()
         self.expect(b'{', "'{' opening a region")
-        self.scopes.append([])
+        self.scopes.append({})
         cdef list blocks = []
         cdef dict labels = {}
         cdef int32_t b
@@ -1208,10 +1246,13 @@ def type_from_text(str text):
 
 
 def _closing(str text):
+    """Index of the bracket closing text[0] (the '>' of '->' is not a bracket)."""
     depth = 0
     for i, ch in enumerate(text):
-        depth += ch in "(<"
-        depth -= ch in ")>"
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
+            depth -= 1
         if depth == 0:
             return i
     return -1

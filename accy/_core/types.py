@@ -4,6 +4,8 @@ A Context interns each distinct type to a small integer for its records, so type
 inside the core and by value outside of it. New type kinds (the kernel language's pointer and
 register types) subclass `Type` and register a text keyword with `register_type_kind`.
 """
+import operator
+
 import numpy as np
 
 try:
@@ -68,7 +70,7 @@ class TensorType(Type):
     def __init__(self, dtype, shape=()):
         if dtype not in DTYPES:
             raise ValueError(f"unknown dtype '{dtype}' (known: {', '.join(DTYPES)})")
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(operator.index(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"tensor dimensions must be >= 0, got {shape}")
         self._init_key(("tensor", dtype, shape))

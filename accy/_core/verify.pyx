@@ -8,7 +8,8 @@ Core rules (each raises VerifyError naming and printing the op):
   V4 use lists agree with operands (each operand slot is linked in its value's use list)
   V5 every operand is dominated by its definition: earlier in the same block, an argument of an
      enclosing block, defined in the entry block of the same region, or in an enclosing block
-     before the ancestor op; never across an isolated-from-above op
+     before the ancestor op; never across an isolated-from-above op. Blocks of graph regions
+     (the graph_region trait, and unregistered ops, as MLIR assumes) impose no order.
   V6 terminators end their block; blocks of registered ops that need one end with a terminator
   V7 single_block regions hold at most one block
   V8 same_operands_and_result_type ops have one type for all operands and results
@@ -29,6 +30,7 @@ cdef uint32_t T_NO_TERMINATOR = R.NO_TERMINATOR
 cdef uint32_t T_ISOLATED = R.ISOLATED_FROM_ABOVE
 cdef uint32_t T_SINGLE_BLOCK = R.SINGLE_BLOCK
 cdef uint32_t T_SAME_TYPE = R.SAME_OPERANDS_AND_RESULT_TYPE
+cdef uint32_t T_GRAPH_REGION = R.GRAPH_REGION
 
 
 def _op_text(Operation op):
@@ -53,8 +55,9 @@ cdef str arity_text(int32_t lo, int32_t hi):
 
 cdef int check_dominance(Context c, int32_t root, int32_t op, int32_t i, int32_t v,
                          int32_t* order) except -1:
+    """V5: climb from the user to the block holding the definition."""
     cdef ValueRec* val = VAL(c, v)
-    cdef int32_t def_block, def_op = -1, a = op, p, blk, region, x
+    cdef int32_t def_block, def_op = -1, a = op, p, blk, x, isolated = -1
     cdef bint outside = op == root   # `a` is the root or above it: `order` does not cover it
     if val.kind == VALUE_RESULT:
         def_op = val.owner
@@ -67,34 +70,49 @@ cdef int check_dominance(Context c, int32_t root, int32_t op, int32_t i, int32_t
     while True:
         blk = OP(c, a).block
         if blk == def_block:
-            if def_op >= 0 and outside:
-                x = OP(c, def_op).next
-                while x >= 0 and x != a:
-                    x = OP(c, x).next
-                if x != a:
-                    return fail(c, op, f"operand #{i} is used before it is defined "
-                                       f"(its definition does not dominate this use)")
-            elif def_op >= 0 and not order[def_op] < order[a]:
-                return fail(c, op, f"operand #{i} is used before it is defined "
-                                   f"(its definition does not dominate this use)")
-            return 0
+            break
         if blk >= 0 and BLK(c, blk).region >= 0 and BLK(c, blk).region == BLK(c, def_block).region:
             if REG(c, BLK(c, def_block).region).first_block == def_block:
-                return 0        # the entry block dominates every block of its region
+                break           # the entry block dominates every block of its region
             return fail(c, op, f"operand #{i} is defined in another block that does not "
                                f"dominate this one")
         p = parent_op(c, a)
         if p < 0:
             return fail(c, op, f"operand #{i} is defined in a region that does not enclose "
-                               f"this use (it does not dominate it)")
-        if c.names[OP(c, p).name].traits & T_ISOLATED:
-            return fail(c, op, f"operand #{i} is defined above '{c.op_names[OP(c, p).name]}', "
-                               f"which is isolated from above")
+                               f"this use (its definition does not dominate it)")
+        if isolated < 0 and c.names[OP(c, p).name].traits & T_ISOLATED:
+            isolated = p
         if a == root:
             outside = True
         a = p
         if a == root:
             outside = True
+    if isolated >= 0:
+        return fail(c, op, f"operand #{i} is defined above '{c.op_names[OP(c, isolated).name]}', "
+                           f"which is isolated from above")
+    if def_op < 0 or blk != def_block or in_graph_region(c, def_block):
+        return 0
+    if outside:
+        x = OP(c, def_op).next
+        while x >= 0 and x != a:
+            x = OP(c, x).next
+        ok = x == a
+    else:
+        ok = order[def_op] < order[a]
+    if not ok:
+        return fail(c, op, f"operand #{i} is used before it is defined "
+                           f"(its definition does not dominate this use)")
+    return 0
+
+
+cdef bint in_graph_region(Context c, int32_t block) noexcept:
+    """Blocks of graph regions (and of unregistered ops, which may be graphs, as in MLIR) impose
+    no order on their ops."""
+    cdef int32_t r = BLK(c, block).region
+    if r < 0:
+        return False
+    cdef NameRec* row = c.names + OP(c, REG(c, r).op).name
+    return not row.registered or row.traits & T_GRAPH_REGION != 0
 
 
 cdef int check_op(Context c, int32_t root, int32_t op, int32_t* order) except -1:
