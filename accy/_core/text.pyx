@@ -616,15 +616,7 @@ cdef class Parser:
             if ch == b'"':
                 return self.string_literal()
             if ch == b'[':
-                self.pos += 1
-                items = []
-                if not self.accept(b']'):
-                    while True:
-                        items.append(self.parse_attr())
-                        if self.accept(b']'):
-                            break
-                        self.expect(b',', "',' or ']'")
-                return tuple(items)
+                return tuple(self.bracket_list(False))
             if ch == b'{':
                 return DictAttr(self.parse_attr_dict())
             if ch == b'@':
@@ -652,6 +644,18 @@ cdef class Parser:
             self.error("expected an attribute value")
         finally:
             self.depth -= 1
+
+    cdef list bracket_list(self, bint dense):
+        """`[item, ...]` of attributes, or of dense<...> literal elements."""
+        self.pos += 1
+        cdef list items = []
+        if self.accept(b']'):
+            return items
+        while True:
+            items.append(self.dense_literal() if dense else self.parse_attr())
+            if self.accept(b']'):
+                return items
+            self.expect(b',', "',' or ']'")
 
     cdef object parse_number(self):
         self.skip_ws()
@@ -740,15 +744,7 @@ cdef class Parser:
         self.enter()
         try:
             if ch == b'[':
-                self.pos += 1
-                items = []
-                if not self.accept(b']'):
-                    while True:
-                        items.append(self.dense_literal())
-                        if self.accept(b']'):
-                            break
-                        self.expect(b',', "',' or ']'")
-                return items
+                return self.bracket_list(True)
             if self.at_keyword(b"true", 4):
                 self.pos += 4
                 return True
