@@ -6,6 +6,7 @@ cannot say: an integer of another width, a float of a given dtype (kept as its b
 every f64/f32/f16/bf16 value, nan payloads and -0.0 included, round-trips exactly), a sorted
 dictionary, a dense numpy constant, a symbol reference and the unit attribute.
 """
+import math
 import operator
 import struct
 
@@ -87,7 +88,11 @@ def _uint_dtype(bits):
 def _float_to_bits(value, dtype):
     if dtype == "f64":
         return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
-    arr = np.array([value], dtype=np.float64).astype(numpy_dtype(dtype))
+    value = float(value)
+    with np.errstate(over="ignore"):
+        arr = np.array([value], dtype=np.float64).astype(numpy_dtype(dtype))
+    if math.isfinite(value) and not math.isfinite(float(arr[0])):
+        raise ValueError(f"{value} is out of range for {dtype}")
     return int(arr.view(_uint_dtype(_FLOAT_BITS[dtype]))[0])
 
 

@@ -64,6 +64,7 @@ ctypedef struct NameRec:       # what the core needs from an op kind's registry 
     int32_t max_results
     int32_t regions
     int32_t checked_in_python   # has infer, verify or an attribute schema
+    int32_t bare_name           # the name can be written unquoted (pretty form)
 
 @cython.final
 cdef class Pool:

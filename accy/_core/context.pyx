@@ -8,6 +8,7 @@ Every id reaching these functions from Python comes from a handle that `check()`
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int32_t, uint32_t, uint64_t
+import re
 from types import MappingProxyType
 from collections import namedtuple
 
@@ -22,6 +23,7 @@ cdef enum:
     MAX_RECORDS = 2147483000
 
 Use = namedtuple("Use", ["operation", "index"])
+_BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*\Z")   # what the parser reads unquoted
 _EMPTY = MappingProxyType({})
 
 # Trait bits the core checks itself (values from accy._core.registry).
@@ -233,6 +235,7 @@ cdef class Context:
             n.regions = row.regions
             n.checked_in_python = (row.infer is not None or row.verify is not None
                                    or bool(row.attributes))
+        n.bare_name = _BARE_NAME.match(name) is not None
         self.op_names.append(name)
         self.op_defs.append(row)
         self.op_name_ids[name] = i
@@ -849,12 +852,16 @@ cdef int erase_subtrees(Context c, list ops, list extra_values) except -1:
 cdef int erase_op(Context c, int32_t op, bint force) except -1:
     cdef OpRec* o = OP(c, op)
     cdef int32_t i
+    cdef int32_t u
     if o.n_regions == 0:
         if not force:
             for i in range(o.n_results):
-                if VAL(c, o.results + i).first_use >= 0:
-                    raise IRError(f"cannot erase '{c.op_names[o.name]}': result #{i} still has "
-                                  f"uses (replace them first, or erase with force=True)")
+                u = VAL(c, o.results + i).first_use
+                while u >= 0:
+                    if USE(c, u).owner != op:       # the op's own uses go with it
+                        raise IRError(f"cannot erase '{c.op_names[o.name]}': result #{i} still "
+                                      f"has uses (replace them first, or erase with force=True)")
+                    u = USE(c, u).next
         unlink_op(c, op)
         o = OP(c, op)
         for i in range(o.n_operands):

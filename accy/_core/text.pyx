@@ -184,7 +184,8 @@ cdef class Printer:
             out.append(" = ")
         name = c.op_names[o.name]
         cdef str operands = ", ".join([self.vname(USE(c, u0 + i).value) for i in range(nops)])
-        if self.generic:
+        cdef bint generic = self.generic or not c.names[o.name].bare_name
+        if generic:
             out.append('"')
             out.append(name)
             out.append('"(')
@@ -206,7 +207,7 @@ cdef class Printer:
                                               for k in props]) + "}>")
         else:
             rest = ()
-        if self.generic:
+        if generic:
             if nreg:
                 self.print_regions(op, indent)
             if rest:
@@ -307,6 +308,10 @@ cdef inline bint is_digit(char ch) noexcept:
     return b'0' <= ch <= b'9'
 
 
+cdef inline bint is_hex_digit(char ch) noexcept:
+    return is_digit(ch) or (b'a' <= ch <= b'f') or (b'A' <= ch <= b'F')
+
+
 class _TypeTextError(Exception):
     pass
 
@@ -343,7 +348,8 @@ cdef class Parser:
     cdef bytes data
     cdef const char* s
     cdef Py_ssize_t pos, end
-    cdef int depth
+    cdef int depth           # attribute nesting
+    cdef int region_depth
     cdef dict names          # value name -> value id
     cdef list scopes         # per region: {name: previous binding or None}
     cdef dict forward        # name -> (placeholder id, position of first use)
@@ -515,9 +521,10 @@ cdef class Parser:
             self.error("string is not valid UTF-8", start)
 
     cdef int enter(self) except -1:
+        """One more level of attribute nesting (bounded: the parser recurses in C)."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            self.error(f"nesting deeper than {MAX_DEPTH} levels")
+            self.error(f"nesting too deep: attributes nested more than {MAX_DEPTH} levels")
         return 0
 
     # -- types --
@@ -584,7 +591,10 @@ cdef class Parser:
             self.pos = stop
             return found
         try:
-            t = type_from_text(key.decode("utf-8"))
+            text = key.decode("utf-8")
+            if _nesting(text) > MAX_DEPTH:
+                raise _TypeTextError(f"nesting too deep: more than {MAX_DEPTH} levels")
+            t = type_from_text(text)
         except (_TypeTextError, ValueError, TypeError, UnicodeDecodeError) as e:
             self.error(f"bad type: {e}", start)
         cdef int32_t tid = self.c.type_id(t)
@@ -625,6 +635,8 @@ cdef class Parser:
                     name = self.string_literal()
                 else:
                     name = self.ident("a symbol name").decode()
+                if not name:
+                    self.error("a symbol reference needs a non-empty name", start)
                 return SymbolRefAttr(name)
             if ch == b'-' or is_digit(ch):
                 return self.parse_number()
@@ -666,7 +678,7 @@ cdef class Parser:
         if p + 1 < self.end and self.s[p] == b'0' and self.s[p + 1] in b'xX':
             is_hex = True
             p += 2
-            while p < self.end and chr(self.s[p]) in "0123456789abcdefABCDEF":
+            while p < self.end and is_hex_digit(self.s[p]):
                 p += 1
         else:
             while p < self.end and (is_digit(self.s[p]) or self.s[p] in b'.eE' or
@@ -721,6 +733,10 @@ cdef class Parser:
         if not isinstance(t, TensorType):
             self.error("a dense attribute needs a tensor type", tpos)
         dt = numpy_dtype(t.dtype)
+        nbytes = t.num_elements * dt.itemsize
+        if self.c.attribute_bytes + nbytes > self.c.capacity.max_attribute_bytes:
+            raise CapacityError(f"dense<...> of {nbytes} bytes would exceed "
+                                f"Capacity.max_attribute_bytes={self.c.capacity.max_attribute_bytes}")
         try:
             if type(payload) is str:
                 if not payload.startswith("0x"):
@@ -894,7 +910,7 @@ cdef class Parser:
             self.expect(b'>', "'>' closing the properties")
         cdef list regions = None
         if generic and self.peek() == b'(':
-            regions = self.parse_region_list()
+            regions = self.parse_region_list(block >= 0 or raw != b"builtin.module")
         if self.peek() == b'{':
             extra = self.parse_attr_dict()
             if attrs is None:
@@ -946,7 +962,7 @@ cdef class Parser:
                 if not self.accept(b','):
                     break
         if not generic and self.peek() == b'(':
-            regions = self.parse_region_list()
+            regions = self.parse_region_list(block >= 0 or raw != b"builtin.module")
         if n_results != ids.n - base - n_ops:
             self.error(f"{n_results} result names but {ids.n - base - n_ops} result types", start)
         cdef Py_ssize_t n_regions = len(regions) if regions is not None else 0
@@ -1026,18 +1042,22 @@ cdef class Parser:
             self.error("a result group has at least one result", start)
         return n
 
-    cdef list parse_region_list(self):
+    cdef list parse_region_list(self, bint counted):
         self.expect(b'(', "'('")
         cdef list regions = []
         while True:
-            regions.append(self.parse_region())
+            regions.append(self.parse_region(counted))
             if self.accept(b')'):
                 return regions
             self.expect(b',', "',' or ')' after a region")
 
-    cdef list parse_region(self):
-        """`{ blocks }` -> list of detached block ids (kept in loose_blocks until attached)."""
-        self.enter()
+    cdef list parse_region(self, bint counted):
+        """`{ blocks }` -> list of detached block ids (kept in loose_blocks until attached).
+        Nesting is bounded; the region of a top-level module does not count, so that wrapping
+        top-level ops in a module (as printing does) never pushes text over the limit."""
+        self.region_depth += counted
+        if self.region_depth > MAX_DEPTH:
+            self.error(f"nesting too deep: regions nested more than {MAX_DEPTH} levels")
         self.expect(b'{', "'{' opening a region")
         self.scopes.append({})
         cdef list blocks = []
@@ -1057,7 +1077,7 @@ cdef class Parser:
             return blocks
         finally:
             self.pop_scope()
-            self.depth -= 1
+            self.region_depth -= counted
 
     cdef int32_t new_block(self, list blocks) except -1:
         cdef int32_t b = create_block(self.c, NULL, 0)
@@ -1239,6 +1259,18 @@ def type_from_text(str text):
     if keyword and keyword.group(0) in TYPE_KINDS:
         return TYPE_KINDS[keyword.group(0)](text)
     raise _TypeTextError(f"unknown type '{text}'")
+
+
+def _nesting(str text):
+    """Deepest bracket nesting in a type's text."""
+    depth = deepest = 0
+    for i, ch in enumerate(text):
+        if ch in "(<":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
+            depth -= 1
+    return deepest
 
 
 def _closing(str text):

@@ -1,0 +1,249 @@
+"""Deterministic fuzzing of the parser: mutated valid texts, random bytes and deep nesting must
+parse or raise ParseError/VerifyError -- never another exception, never a crash -- and a failed
+parse leaves the Context as it was."""
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from accy.ir import (UNIT, Builder, Context, DenseAttr, FloatAttr, FunctionType, IntAttr, Module,
+                     ParseError, SymbolRefAttr, TensorType, VerifyError, parse)
+
+F32, I32 = TensorType("f32", [2, 3]), TensorType("i32")
+REPO = Path(__file__).resolve().parent.parent
+PUNCTUATION = b'%^@"(){}[]<>:,=#!-.0123456789'
+
+FUNC_TEXT = """
+builtin.module <{sym_name = "m"}> ({
+  builtin.func <{function_type = (tensor<2x3xf32>, tensor<i32>) -> tensor<2x3xf32>,
+                 sym_name = "f"}> ({
+  ^bb0(%a: tensor<2x3xf32>, %n: tensor<i32>):
+    %r = builtin.call %a, %n {callee = @f} : tensor<2x3xf32>
+    builtin.return %r
+  })
+  %0:2 = "t.pair"() {x = -0.0 : f16, y = [1, "s\\22\\n", @g, unit]}
+         : () -> (tensor<i32>, tensor<i32>)
+  "t.use"(%0#1, %0#0) : (tensor<i32>, tensor<i32>) -> ()
+})
+"""
+
+MISC_TEXT = """// top-level ops without a module get one
+%a:2 = "t.two"() : () -> (tensor<i8>, tensor<i8>)
+t.use %a#0, %a#1 {h = 0x1F : i16, u = 255 : u8, b = true, e = [], d = {}, s = @"x y",
+                  t = !d.t<4x?>, z = dense<"0x0102"> : tensor<2xi8>, n = -1.5e-3 : f32,
+                  w = dense<true> : tensor<2x2xi1>, q = dense<[[1], [2]]> : tensor<2x1xu8>}
+"t.r"() ({
+^bb0(%x: tensor<f32>):
+  "t.br"(%x) : (tensor<f32>) -> ()
+^bb1:
+}, {}) : () -> ()
+"""
+
+
+def built_module():
+    """A module with regions, several blocks, block arguments and attributes of every kind."""
+    ctx = Context(allow_unregistered=True)
+    m = Module.create(ctx)
+    b = Builder(ctx).at_end(m.body)
+    a = b.create("t.const", (), [F32], {
+        "v": DenseAttr(np.arange(6, dtype=np.float32).reshape(2, 3)), "i": IntAttr(-7, "i8"),
+        "f": FloatAttr(None, "bf16", bits=0x7FC1), "s": 'q"\\\t\x01é', "u": UNIT,
+        "t": FunctionType([F32], [I32, I32]), "d": {"k": (1, 2.5, True), "a b": SymbolRefAttr("x")},
+        "b": DenseAttr(np.array([True, False])), "h": DenseAttr(np.full(4, np.nan, np.float32))})
+    loop = b.create("t.loop", (a.result,), [F32, I32], {"n": 3}, regions=2)
+    entry = loop.regions[0].add_block([F32, I32])
+    inner = Builder(ctx).at_end(entry)
+    s = inner.create("t.add", (entry.arguments[0], a.result), [F32])
+    nested = inner.create("t.if", (entry.arguments[1],), [], regions=1)
+    Builder(ctx).at_end(nested.regions[0].add_block()).create("t.yield", (s.result,), [])
+    inner.create("t.yield", (s.result, entry.arguments[1]), [])
+    second = loop.regions[0].add_block([I32])
+    Builder(ctx).at_end(second).create("t.yield", (second.arguments[0],), [])
+    b.create("t.ret", loop.results, [])
+    return m
+
+
+def seed_texts():
+    ctx = Context(allow_unregistered=True)
+    modules = [built_module(), parse(FUNC_TEXT, ctx), parse(MISC_TEXT, ctx)]
+    return [m.print(generic=g).encode() for m in modules for g in (False, True)]
+
+
+def counts(ctx):
+    return ctx.num_operations, ctx.num_values, ctx.num_blocks
+
+
+def check_input(ctx, data, verify):
+    """Parse `data` in `ctx`; return "kind of misbehaviour -- details", or None."""
+    before = counts(ctx)
+    try:
+        m = parse(data, ctx, verify=verify)
+    except (ParseError, VerifyError):
+        if counts(ctx) != before:
+            return f"a failed parse changed the Context -- {before} -> {counts(ctx)}"
+        return None
+    except Exception as e:
+        return f"parse raised {type(e).__name__}: {str(e)[:80]}"
+    valid = True
+    try:
+        try:
+            m.verify()
+        except VerifyError:
+            valid = False
+        text = m.print()
+        m.print(generic=True)
+    except Exception as e:
+        return f"verify/print of a parsed module raised {type(e).__name__} -- {e}"
+    try:
+        if valid:                           # valid IR prints to text that parses back to it
+            again = parse(text, ctx)
+            lines = again.print().splitlines()
+            again.erase(force=True)
+            diff = [(a, b) for a, b in zip(text.splitlines(), lines) if a != b]
+            assert not diff and len(lines) == len(text.splitlines()), \
+                f"prints differently; first difference: {diff[:1]}"
+    except Exception as e:
+        return f"the printed text of a parsed valid module does not parse back to it -- {e}"
+    m.erase(force=True)
+    if counts(ctx) != before:
+        return f"erasing the parsed modules did not restore the Context -- {counts(ctx)}"
+    return None
+
+
+def mutate(rng, data):
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(data) + 1)
+        j = min(len(data), i + rng.randint(1, 12))
+        kind = rng.randrange(6)
+        if kind == 0 and i < len(data):                        # flip a bit
+            data = data[:i] + bytes([data[i] ^ (1 << rng.randrange(8))]) + data[i + 1:]
+        elif kind == 1:                                        # delete a slice
+            data = data[:i] + data[j:]
+        elif kind == 2:                                        # insert punctuation or digits
+            data = data[:i] + bytes(rng.choices(PUNCTUATION, k=rng.randint(1, 3))) + data[i:]
+        elif kind == 3:                                        # duplicate a slice
+            data = data[:j] + data[i:j] + data[j:]
+        elif kind == 4:                                        # random bytes in place
+            data = data[:i] + rng.randbytes(j - i) + data[j:]
+        else:                                                  # swap two bytes
+            k = rng.randrange(len(data) + 1)
+            if i < len(data) and k < len(data):
+                b = bytearray(data)
+                b[i], b[k] = b[k], b[i]
+                data = bytes(b)
+    return data
+
+
+def run_inputs(inputs):
+    """Check every input in one Context; report the shortest input of each kind of failure."""
+    ctx = Context(allow_unregistered=True)
+    failures = {}
+    for n, data in enumerate(inputs):
+        problem = check_input(ctx, data, verify=n % 2 == 0)
+        if problem:
+            failures.setdefault(problem.split(" -- ")[0], []).append((data, problem))
+    report = "\n".join(f"{len(v)} x {k}; the shortest input:\n    {d!r}\n    {p[:500]}"
+                       for k, v in failures.items() for d, p in [min(v, key=lambda x: len(x[0]))])
+    assert not failures, f"misbehaviour on {sum(map(len, failures.values()))} of {len(inputs)} " \
+                         f"inputs:\n{report}"
+    return len(inputs)
+
+
+def test_seed_texts_parse():
+    ctx = Context(allow_unregistered=True)
+    for text in seed_texts():
+        assert parse(text, ctx).print(generic=b'"builtin.module"' in text).encode() == text
+
+
+def test_mutated_texts():
+    rng = random.Random(20240601)
+    seeds = seed_texts()
+    inputs = [mutate(rng, rng.choice(seeds)) for _ in range(10000)]
+    for text in seeds:                                         # every truncation, k apart
+        inputs += [text[:i] for i in range(0, len(text), 7)]
+    assert run_inputs(inputs) >= 10000
+
+
+def test_random_bytes():
+    rng = random.Random(7)
+    alphabet = bytes(range(1, 128)) + PUNCTUATION * 4
+    inputs = [rng.randbytes(rng.randrange(80)) for _ in range(500)]        # mostly invalid UTF-8
+    inputs += [bytes(rng.choices(alphabet, k=rng.randrange(80))) for _ in range(500)]
+    inputs += [b"\x00", b"t.op {s = \"\xff\xfe\"}", b"\xc3", "t.\u00e9 {a = 1}".encode()]
+    run_inputs(inputs)
+
+
+def test_nesting_around_the_depth_limit():
+    """Just under and over the parser's nesting limit, in this process: ParseError or a module,
+    and a failed parse (deep inside nested ops) leaves nothing behind."""
+    inputs = []
+    for n in (50, 199, 200, 201, 260):
+        inputs.append(("%x = t.v : tensor<f32>\n" + "t.op %x ({\n" * n + "t.leaf %x {a = [[1]]}"
+                       + "\n})" * n).encode())
+        inputs.append(("t.op ({\n" * n + '"t.bad"(%undefined) : (i32) -> ()' + "\n})" * n)
+                      .encode())
+        inputs.append(("t.op {a = " + "[" * n + "1" + "]" * n + "}").encode())
+        inputs.append(("t.op {a = " + "{b = " * n + "1" + "}" * n + "}").encode())
+    run_inputs(inputs)
+
+
+DEEP_CASES = {
+    "array": 't.op {a = ' + "[" * 100000 + "]" * 100000 + '}',
+    "open array": 't.op {a = ' + "[" * 100000,
+    "dictionary": 't.op {a = ' + "{a = " * 50000 + "1" + "}" * 50000 + '}',
+    "dense": 't.op {a = dense<' + "[" * 100000 + "1" + "]" * 100000 + '> : tensor<1xf32>}',
+    "generic regions": '"t.op"() ({' * 5000,
+    "pretty regions": 't.op ({' * 5000,
+    "closed regions": '"t.op"() ({' * 5000 + "}) : () -> ()" * 5000,
+    "function type chain": 't.op {a = ' + "() -> " * 100000 + 'tensor<f32>}',
+    "function type inputs": 't.op {a = ' + "(" * 1000 + "tensor<f32>" + ") -> tensor<f32>" * 1000
+                            + '}',
+    "function type results": 't.op {a = ' + "() -> (" * 1000 + "tensor<f32>" + ")" * 1000 + '}',
+    "value type": '%0 = t.op : ' + "(" * 1000 + "tensor<f32>" + ") -> i32" * 1000,
+    "region openers": 't.op ' + "({" * 5000,
+    "type brackets": 't.op {a = tensor<' + "<" * 100000 + '>}',
+    "opaque type brackets": 't.op {a = !d.t' + "<" * 100000 + '}',
+}
+HUGE_SPLAT = 't.op {a = dense<1> : tensor<1000000x1000000xf32>}'   # 3.6 TiB if materialized
+
+CHILD = textwrap.dedent("""
+    import sys
+    from accy.ir import Context, parse
+    ctx = Context(allow_unregistered=True)
+    try:
+        parse(sys.stdin.read(), ctx)
+        print("parsed")
+    except BaseException as e:
+        print(type(e).__name__, ctx.num_operations, ctx.num_values, ctx.num_blocks)
+""")
+
+
+def parse_in_child(text):
+    """How parsing `text` ends in a fresh process: the exception's name and the Context's counts,
+    or how the child died (a C stack overflow kills the child, not pytest)."""
+    try:
+        proc = subprocess.run([sys.executable, "-c", CHILD], input=text, text=True,
+                              capture_output=True, cwd=REPO, timeout=20,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    except subprocess.TimeoutExpired:
+        return "no answer within 20 s"
+    if proc.returncode:
+        return f"child died with status {proc.returncode}: {proc.stderr[-300:]}"
+    return proc.stdout.strip()
+
+
+def test_deep_nesting_gives_parse_error_in_a_subprocess():
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = dict(zip(DEEP_CASES, pool.map(parse_in_child, DEEP_CASES.values())))
+    bad = {k: v for k, v in outcomes.items() if v != "ParseError 0 0 0"}
+    assert not bad, "deep nesting not rejected with ParseError (then an empty Context):\n" + \
+        "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_huge_dense_splat_is_rejected():
+    assert parse_in_child(HUGE_SPLAT) in ("ParseError 0 0 0", "CapacityError 0 0 0")
