@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings, strategies as st
 
-from accy.ir import (UNIT, Builder, Context, DenseAttr, DictAttr, FloatAttr, FunctionType,
-                     IntAttr, Module, OpaqueType, SymbolRefAttr, TensorType, DTYPES, numpy_dtype,
-                     parse)
+from accy.ir import (UNIT, AccyError, Builder, Context, DenseAttr, DictAttr, FloatAttr,
+                     FunctionType, IntAttr, Module, OpaqueType, SymbolRefAttr, TensorType, DTYPES,
+                     numpy_dtype, parse)
 
 INT_RANGES = {"i64": (-2**63, 2**63 - 1), "i32": (-2**31, 2**31 - 1), "i16": (-2**15, 2**15 - 1),
               "i8": (-128, 127), "u8": (0, 255), "i1": (0, 1)}
@@ -207,18 +207,25 @@ def test_every_16bit_pattern_round_trips(dtype):
     assert again.print() == text
 
 
-@pytest.mark.parametrize("where", ["value", "key", "symbol", "nested"])
+BAD_TEXT = "a\ud800b"      # a lone surrogate: a Python str, but no Unicode text (no UTF-8 form)
+
+
+@pytest.mark.parametrize("where", ["value", "key", "symbol", "nested", "op name"])
 def test_strings_that_are_not_unicode_text_are_refused_or_round_trip(where):
-    """A lone surrogate is a Python str but not Unicode text (no UTF-8 form): accy must refuse it
-    in an attribute, or print it so that it parses back -- not accept it and fail to print."""
-    bad = "a\ud800b"
-    key, value = {"value": ("s", bad), "key": (bad, 1), "symbol": ("s", SymbolRefAttr(bad)),
-                  "nested": ("s", (1, DictAttr({"k": bad})))}[where]
+    """accy must refuse such a string where the IR holds text, or print it so that it parses
+    back -- not accept it and then fail to print (or to report a verify error)."""
     ctx = new_ctx()
     m = Module.create(ctx)
-    op = Builder(ctx).at_end(m.body).create("t.s", (), [])
+    b = Builder(ctx).at_end(m.body)
+    name = "t." + BAD_TEXT if where == "op name" else "t.s"
+    make_attrs = {"value": lambda: {"s": BAD_TEXT}, "key": lambda: {BAD_TEXT: 1},
+                  "op name": dict, "symbol": lambda: {"s": SymbolRefAttr(BAD_TEXT)},
+                  "nested": lambda: {"s": (1, DictAttr({"k": BAD_TEXT}))}}[where]
     try:
-        op.set_attribute(key, value)
-    except (TypeError, ValueError):
-        return                                       # refused up front
-    assert parse(m.print(), new_ctx()).body.first_op.attributes[key] == value
+        attrs = make_attrs()
+        b.create(name, (), [], attrs)
+    except (TypeError, ValueError, AccyError) as e:
+        assert "not valid Unicode text" in str(e)    # refused up front, for the right reason
+        return
+    again = parse(m.print(), new_ctx()).body.first_op
+    assert (again.name, dict(again.attributes)) == (name, attrs)

@@ -19,6 +19,17 @@ _INT_RANGES = {"i64": (-2**63, 2**63 - 1), "i32": (-2**31, 2**31 - 1), "i16": (-
 _FLOAT_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 
 
+def check_text(text, what="string"):
+    """`text` if it is a str that UTF-8 can encode (no lone surrogates), else ValueError."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{what} {text!r} is not valid Unicode text ({e.reason})") from None
+    return text
+
+
 class _Frozen:
     __slots__ = ("_key", "_hash")
 
@@ -107,8 +118,7 @@ class DictAttr(_Frozen):
     def __init__(self, items=()):
         items = dict(items)
         for k in items:
-            if not isinstance(k, str):
-                raise TypeError(f"dictionary attribute keys are strings, got {k!r}")
+            check_text(k, "a dictionary attribute key")
         self._init_key(tuple(sorted((k, check_attribute(v)) for k, v in items.items())))
 
     def items(self):
@@ -151,6 +161,7 @@ class SymbolRefAttr(_Frozen):
     def __init__(self, name):
         if not isinstance(name, str) or not name:
             raise ValueError("a symbol reference needs a non-empty name")
+        check_text(name, "a symbol name")
         self._init_key((name,))
 
     name = property(lambda self: self._key[0])
@@ -187,6 +198,8 @@ def check_attribute(value):
         return DenseAttr(value)
     if not isinstance(value, ATTRIBUTE_CLASSES):
         raise TypeError(f"{value!r} is not an attribute value")
+    if isinstance(value, str):
+        check_text(value)
     if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
         raise ValueError(f"{value} does not fit in i64")
     if isinstance(value, tuple):
@@ -208,4 +221,4 @@ def attribute_bytes(value):
 
 
 __all__ = ["IntAttr", "FloatAttr", "DictAttr", "DenseAttr", "SymbolRefAttr", "UnitAttr", "UNIT",
-           "check_attribute", "attribute_bytes", "DTYPES", "FLOAT_DTYPES", "INT_DTYPES"]
+           "check_attribute", "check_text", "attribute_bytes", "DTYPES", "FLOAT_DTYPES", "INT_DTYPES"]

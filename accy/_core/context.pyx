@@ -15,7 +15,7 @@ from collections import namedtuple
 from accy.errors import CapacityError, IRError, VerifyError
 from accy._core import registry as _registry
 from accy._core.types import Type
-from accy._core.attributes import check_attribute, attribute_bytes
+from accy._core.attributes import check_attribute, check_text, attribute_bytes
 from accy._core.capacity import Capacity
 
 cdef enum:
@@ -208,7 +208,7 @@ cdef class Context:
         cdef object found = self.op_name_ids.get(name)
         if found is not None:
             return found
-        if not name:
+        if not check_text(name, "an operation name"):
             raise VerifyError("an operation name cannot be empty")
         row = _registry.lookup(name)
         if row is None and not self.allow_unregistered:
@@ -1284,6 +1284,7 @@ cdef class Operation:
     def set_attribute(self, str name, value):
         cdef Context c = self.context
         cdef int32_t op = self.check()
+        check_text(name, "an attribute name")
         value = check_attribute(value)
         old = c.op_attrs.get(op) or {}
         new = dict(old)
@@ -1891,7 +1892,8 @@ cdef class Builder:
         for i in range(n):
             ops[i] = value_id(c, operands[i])
         if attributes:
-            attributes = {str(k): check_attribute(v) for k, v in attributes.items()}
+            attributes = {check_text(k, "an attribute name"): check_attribute(v)
+                          for k, v in attributes.items()}
         else:
             attributes = None
         if result_types is None:
