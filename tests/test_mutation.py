@@ -559,8 +559,8 @@ EPOCH_CASES = {
     "remove_attribute": lambda t: (t.inner.remove_attribute("tag"), [t.inner]),
     "value_rauw": lambda t: (t.x.result.replace_all_uses_with(t.a1), [t.loop]),
     "op_rauw": lambda t: (t.inner.replace_all_uses_with(t.lb.arguments[0]), [t.yld]),
-    "set_type": lambda t: (t.inner.result.set_type(I32), [t.inner]),
-    "set_arg_type": lambda t: (t.lb.arguments[0].set_type(I32), [t.loop]),
+    "set_type": lambda t: (t.inner.result.set_type(I32), [t.inner, t.yld]),   # users too
+    "set_arg_type": lambda t: (t.lb.arguments[0].set_type(I32), [t.loop, t.inner]),
     "add_argument": lambda t: (t.lb.add_argument(F32), [t.loop]),
     "add_block": lambda t: (t.loop.regions[0].add_block(), [t.loop]),
     "create": lambda t: (Builder(t.ctx).before_op(t.yld).create("test.sink"), [t.loop]),

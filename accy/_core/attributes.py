@@ -97,9 +97,12 @@ def _uint_dtype(bits):
 
 
 def _float_to_bits(value, dtype):
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{value} is out of range for {dtype}") from None
     if dtype == "f64":
-        return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
-    value = float(value)
+        return struct.unpack("<Q", struct.pack("<d", value))[0]
     with np.errstate(over="ignore"):
         arr = np.array([value], dtype=np.float64).astype(numpy_dtype(dtype))
     if math.isfinite(value) and not math.isfinite(float(arr[0])):
@@ -115,11 +118,12 @@ class DictAttr(_Frozen):
     """A dictionary attribute with string keys, kept sorted by key (as MLIR does)."""
     __slots__ = ()
 
-    def __init__(self, items=()):
+    def __init__(self, items=(), _depth=0):
         items = dict(items)
         for k in items:
             check_text(k, "a dictionary attribute key")
-        self._init_key(tuple(sorted((k, check_attribute(v)) for k, v in items.items())))
+        self._init_key(tuple(sorted((k, check_attribute(v, _depth + 1))
+                                    for k, v in items.items())))
 
     def items(self):
         return self._key
@@ -186,12 +190,17 @@ ATTRIBUTE_CLASSES = (bool, int, str, tuple, Type, IntAttr, FloatAttr, DictAttr, 
                      SymbolRefAttr, UnitAttr)
 
 
-def check_attribute(value):
+MAX_NESTING = 200   # as the parser: deeper attributes could not be printed and read back
+
+
+def check_attribute(value, _depth=0):
     """Return `value` as an attribute (lists become tuples, dicts DictAttr), or raise TypeError."""
+    if _depth > MAX_NESTING:
+        raise ValueError(f"attributes nest at most {MAX_NESTING} levels")
     if isinstance(value, list):
         value = tuple(value)
     if isinstance(value, dict):
-        return DictAttr(value)
+        return DictAttr(value, _depth + 1)
     if isinstance(value, float):
         return FloatAttr(value, "f64")
     if isinstance(value, np.ndarray):
@@ -203,7 +212,7 @@ def check_attribute(value):
     if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
         raise ValueError(f"{value} does not fit in i64")
     if isinstance(value, tuple):
-        value = tuple(check_attribute(v) for v in value)
+        value = tuple(check_attribute(v, _depth + 1) for v in value)
     return value
 
 

@@ -24,10 +24,18 @@ def _verify_func(op):
     return None
 
 
+def _function_type(op):
+    """The op's `function_type` when it is a well-formed one (its own verifier reports it)."""
+    ftype = op.attributes.get("function_type")
+    return ftype if isinstance(ftype, FunctionType) else None
+
+
 def _verify_return(op):
     func = op.parent_op
     if func is None or func.name != "builtin.func":
         return "must be inside a builtin.func"
+    if _function_type(func) is None:
+        return "is inside a builtin.func without a valid function_type"
     expected = func.attributes["function_type"].results
     if op.operand_types != expected:
         return (f"returns ({', '.join(map(str, op.operand_types))}) but the function returns "
@@ -52,7 +60,9 @@ def _verify_call(op):
     callee = lookup_symbol(op, op.attributes["callee"].name)
     if callee is None or callee.name != "builtin.func":
         return f"calls unknown function @{op.attributes['callee'].name}"
-    ftype = callee.attributes["function_type"]
+    ftype = _function_type(callee)
+    if ftype is None:
+        return f"calls @{op.attributes['callee'].name}, which has no valid function_type"
     if op.operand_types != ftype.inputs or op.result_types != ftype.results:
         return f"types do not match the callee's signature {ftype}"
     return None

@@ -110,6 +110,7 @@ cdef class Context:
     cdef IdMap vmap, bmap, omap # scratch id maps reused by clone (reset after each use)
     cdef uint64_t clock
 
+    cdef set_limits(self, capacity)
     cdef int32_t name_id(self, str name) except -1
     cdef int32_t type_id(self, object t) except -1
     cdef str type_str(self, int32_t t)
@@ -165,6 +166,8 @@ cdef class Operation:
     cdef int32_t id
     cdef uint32_t gen
     cdef int32_t check(self) except -1
+    cdef move(self, int32_t block, int32_t before)
+    cdef int32_t anchor_block(self, other) except -2
 
 cdef class Value:
     cdef readonly Context context
@@ -178,6 +181,9 @@ cdef class Block:
     cdef uint32_t gen
     cdef int32_t check(self) except -1
 
+cdef class Module(Operation):
+    pass
+
 cdef class Region:
     cdef readonly Context context
     cdef int32_t op
@@ -189,3 +195,5 @@ cdef Operation op_handle(Context c, int32_t op)
 cdef Value value_handle(Context c, int32_t v)
 cdef Block block_handle(Context c, int32_t b)
 cdef Region region_handle(Context c, int32_t op, int32_t index)
+cdef Module as_module(Context c, int32_t op)
+cdef int erase_block(Context c, int32_t block, bint force) except -1

@@ -8,7 +8,10 @@ Every id reaching these functions from Python comes from a handle that `check()`
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int32_t, uint32_t, uint64_t
+cimport cython
+import operator
 import re
+from collections.abc import Mapping
 from types import MappingProxyType
 from collections import namedtuple
 
@@ -173,23 +176,13 @@ cdef class Context:
     capacity: a `Capacity`; exceeding a limit raises CapacityError and changes nothing.
     """
 
-    def __init__(self, *, allow_unregistered=False, capacity=None):
-        if capacity is None:
-            capacity = Capacity()
-        elif not isinstance(capacity, Capacity):
-            raise TypeError("capacity must be an accy.ir.Capacity")
+    def __cinit__(self, *args, **kwargs):
         self.ops = Pool(sizeof(OpRec))
         self.uses = Pool(sizeof(UseRec))
         self.values = Pool(sizeof(ValueRec))
         self.blocks = Pool(sizeof(BlockRec))
         self.regions = Pool(sizeof(RegionRec))
         self.args = Pool(sizeof(int32_t))
-        self.allow_unregistered = bool(allow_unregistered)
-        self.capacity = capacity
-        self.max_ops = capacity.max_operations
-        self.max_values = capacity.max_values
-        self.max_blocks = capacity.max_blocks
-        self.max_attr_bytes = capacity.max_attribute_bytes
         self.op_names = []
         self.op_name_ids = {}
         self.op_defs = []
@@ -200,6 +193,25 @@ cdef class Context:
         self.vmap = IdMap()
         self.bmap = IdMap()
         self.omap = IdMap()
+        self.capacity = Capacity()
+        self.set_limits(self.capacity)
+
+    def __init__(self, *, allow_unregistered=False, capacity=None):
+        if self.clock or self.op_names:
+            raise IRError("a Context is initialized once")
+        if capacity is None:
+            capacity = Capacity()
+        elif not isinstance(capacity, Capacity):
+            raise TypeError("capacity must be an accy.ir.Capacity")
+        self.allow_unregistered = bool(allow_unregistered)
+        self.capacity = capacity
+        self.set_limits(capacity)
+
+    cdef set_limits(self, capacity):
+        self.max_ops = capacity.max_operations
+        self.max_values = capacity.max_values
+        self.max_blocks = capacity.max_blocks
+        self.max_attr_bytes = capacity.max_attribute_bytes
 
     def __dealloc__(self):
         PyMem_Free(self.names)
@@ -297,8 +309,11 @@ cdef class Context:
                    (self.ops, self.uses, self.values, self.blocks, self.regions, self.args))
 
     def op_def(self, str name):
-        """The registry row for `name` as this Context sees it, or None when unregistered."""
-        return _registry.lookup(name)
+        """The registry row for `name` as this Context sees it, or None when unregistered.
+        A Context takes a name's row when it first meets the name and keeps it: register
+        dialects before building IR with them."""
+        found = self.op_name_ids.get(name)
+        return self.op_defs[found] if found is not None else _registry.lookup(name)
 
     def __repr__(self):
         return f"<accy.ir.Context {self.ops.live} ops, {self.values.live} values>"
@@ -307,7 +322,7 @@ cdef class Context:
 # ---- records: linking and freeing ---------------------------------------------------------------
 
 cdef void touch(Context c, int32_t op):
-    """Bump the epoch of `op` and of every op above it (stops where already bumped)."""
+    """Bump the epoch of `op` and of every op above it to a new clock value."""
     c.clock += 1
     cdef uint64_t now = c.clock
     cdef OpRec* o
@@ -501,11 +516,15 @@ cdef int32_t new_placeholder(Context c, int32_t type) except -1:
     return v
 
 
-cdef inline int free_value(Context c, int32_t v) except -1:
+cdef inline void mark_value_free(Context c, int32_t v) noexcept:
     cdef ValueRec* val = VAL(c, v)
     val.kind = VALUE_FREE
     val.gen += 1
     val.first_use = -1
+
+
+cdef inline int free_value(Context c, int32_t v) except -1:
+    mark_value_free(c, v)
     return c.values.release(v, 1)
 
 
@@ -794,7 +813,8 @@ cdef int free_op_storage(Context c, int32_t op) except -1:
     cdef OpRec* o = OP(c, op)
     cdef int32_t i, n_res = o.n_results, v0 = o.results
     for i in range(n_res):
-        free_value(c, v0 + i)
+        mark_value_free(c, v0 + i)
+    c.values.release(v0, n_res)          # results were allocated as one range
     o = OP(c, op)
     attrs = c.op_attrs.pop(op, None)
     if attrs:
@@ -876,18 +896,21 @@ cdef int erase_op(Context c, int32_t op, bint force) except -1:
     return erase_subtrees(c, ops, [])
 
 
-cdef int erase_check_only(Context c, list ops, str what) except -1:
+cdef int erase_check_only(Context c, list ops, str what, list extra_values=None) except -1:
+    """Refuse (IRError) when a value defined by `ops` (or in `extra_values`) is used outside."""
     cdef set inside = set(ops)
     cdef int32_t x, v, u
+    cdef list values = list(extra_values or ())
     for x in ops:
-        for v in op_values(c, x):
-            u = VAL(c, v).first_use
-            while u >= 0:
-                if USE(c, u).owner not in inside:
-                    raise IRError(f"cannot erase {what}: a value it defines is still used by "
-                                  f"'{c.op_names[OP(c, USE(c, u).owner).name]}' "
-                                  f"(replace the uses first, or erase with force=True)")
-                u = USE(c, u).next
+        values.extend(op_values(c, x))
+    for v in values:
+        u = VAL(c, v).first_use
+        while u >= 0:
+            if USE(c, u).owner not in inside:
+                raise IRError(f"cannot erase {what}: a value it defines is still used by "
+                              f"'{c.op_names[OP(c, USE(c, u).owner).name]}' "
+                              f"(replace the uses first, or erase with force=True)")
+            u = USE(c, u).next
     return 0
 
 
@@ -899,7 +922,7 @@ cdef int erase_block(Context c, int32_t block, bint force) except -1:
         op = OP(c, op).next
     cdef list args = [ARGS(c, BLK(c, block).args)[i] for i in range(BLK(c, block).n_args)]
     if not force:
-        erase_subtrees_check(c, ops, args)
+        erase_check_only(c, ops, "the block", args)
     unlink_block(c, block)
     op = BLK(c, block).first_op
     while op >= 0:           # detach the top-level ops so nothing points into the freed block
@@ -907,19 +930,6 @@ cdef int erase_block(Context c, int32_t block, bint force) except -1:
         op = OP(c, op).next
     erase_subtrees(c, ops, args)
     return free_block_storage(c, block)
-
-
-cdef int erase_subtrees_check(Context c, list ops, list args) except -1:
-    cdef set inside = set(ops)
-    cdef int32_t v, u
-    for v in args:
-        u = VAL(c, v).first_use
-        while u >= 0:
-            if USE(c, u).owner not in inside:
-                raise IRError("cannot erase the block: an argument is still used outside it "
-                              "(replace the uses first, or erase with force=True)")
-            u = USE(c, u).next
-    return erase_check_only(c, ops, "the block")
 
 
 # ---- clone ------------------------------------------------------------------------------------
@@ -954,9 +964,10 @@ cdef IdMap scratch_map(IdMap owned):
     return owned
 
 
-cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) except -1:
+cdef int32_t clone_op(Context src, int32_t root, Context dst, dict mapping) except -1:
     """Deep copy of `root` (detached) into `dst`. Values used inside but defined outside map
-    through `mapping` (Value -> Value), else to themselves when `dst` is `src`."""
+    through `mapping` ({value id in src: value id in dst}), else to themselves when `dst` is
+    `src`."""
     cdef IdMap vm = scratch_map(src.vmap), bm = scratch_map(src.bmap), om = scratch_map(src.omap)
     try:
         vm.ensure(src.values.top)
@@ -969,7 +980,7 @@ cdef int32_t clone_op(Context src, int32_t root, Context dst, object mapping) ex
         om.reset()
 
 
-cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapping,
+cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mapping,
                              IdMap vm, IdMap bm, IdMap om) except -1:
     cdef _Scratch s = _Scratch()
     cdef int32_t n = 0, op, i, j, r, b, v, nb, new
@@ -1020,20 +1031,15 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapp
     for attrs in attrs_of.values():
         abytes += dict_attr_bytes(attrs)
     # Values from outside the subtree: map them before allocating anything.
-    cdef Value mv
     for i in range(n):
         o = OP(src, ops[i])
         for j in range(o.n_operands):
             v = USE(src, o.operands + j).value
             if v < 0 or vmap[v] != -1:
                 continue
-            handle = value_handle(src, v)
-            if mapping is not None and handle in mapping:
-                mv = mapping[handle]
-                if not isinstance(mv, Value) or mv.context is not dst:
-                    raise IRError("clone mapping values must be Values of the target Context")
-                mv.check()
-                vm.set(v, mv.id)
+            mapped = mapping.get(v) if mapping is not None else None
+            if mapped is not None:
+                vm.set(v, mapped)
             elif src is dst:
                 vm.set(v, v)
             else:
@@ -1083,6 +1089,7 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, object mapp
         if newops[0] >= 0:
             erase_op(dst, newops[0], True)
         raise
+    touch(dst, newops[0])        # the root's epoch is not older than anything inside it
     return newops[0]
 
 
@@ -1160,6 +1167,7 @@ cdef int32_t block_id(Context c, object b) except -1:
     return h.check()
 
 
+@cython.auto_pickle(False)
 cdef class OpIterator:
     """Ops collected up front (so the IR may change during iteration); erased ones are skipped."""
     cdef Context c
@@ -1199,10 +1207,13 @@ def _text():
     return text
 
 
+@cython.auto_pickle(False)
 cdef class Operation:
     """A handle to one operation: (context, id, generation). Equal handles name the same op."""
 
     cdef int32_t check(self) except -1:
+        if self.context is None or not 0 <= self.id < self.context.ops.top:
+            raise IRError("not a handle made by accy")
         cdef OpRec* o = OP(self.context, self.id)
         if o.name < 0 or o.gen != self.gen:
             raise IRError("this operation was erased")
@@ -1218,9 +1229,11 @@ cdef class Operation:
         return hash((id(self.context), self.id, self.gen))
 
     def __repr__(self):
-        cdef OpRec* o = OP(self.context, self.id)
-        if o.name < 0 or o.gen != self.gen:
+        try:
+            self.check()
+        except IRError:
             return "<accy.ir.Operation (erased)>"
+        cdef OpRec* o = OP(self.context, self.id)
         return f"<accy.ir.Operation {self.context.op_names[o.name]}>"
 
     def __str__(self):
@@ -1384,75 +1397,67 @@ cdef class Operation:
         unlink_op(self.context, self.check())
         return self
 
-    def move_before(self, other):
+    cdef move(self, int32_t block, int32_t before):
+        """Move this op into `block` before op `before` (-1: at the end)."""
         cdef Context c = self.context
         cdef int32_t op = self.check()
-        cdef int32_t anchor = op_id(c, other)
-        if anchor == op:
+        if before == op:
             return self
-        if OP(c, anchor).block < 0:
-            raise IRError("cannot move before a detached operation")
-        if block_ancestor_op_is(c, OP(c, anchor).block, op):
+        if block_ancestor_op_is(c, block, op):
             raise IRError("cannot move an operation into its own region (that makes a cycle)")
         unlink_op(c, op)
-        insert_op(c, op, OP(c, anchor).block, anchor)
+        insert_op(c, op, block, before)
         return self
+
+    cdef int32_t anchor_block(self, other) except -2:
+        """The op to move next to, or -1 when it is this op (nothing to do)."""
+        cdef int32_t anchor = op_id(self.context, other)
+        if anchor == self.check():
+            return -1
+        if OP(self.context, anchor).block < 0:
+            raise IRError("cannot move next to a detached operation")
+        return anchor
+
+    def move_before(self, other):
+        cdef int32_t anchor = self.anchor_block(other)
+        return self if anchor < 0 else self.move(OP(self.context, anchor).block, anchor)
 
     def move_after(self, other):
-        cdef Context c = self.context
-        cdef int32_t op = self.check()
-        cdef int32_t anchor = op_id(c, other)
-        if anchor == op:
+        cdef int32_t anchor = self.anchor_block(other)
+        if anchor < 0:
             return self
-        if OP(c, anchor).block < 0:
-            raise IRError("cannot move after a detached operation")
-        if block_ancestor_op_is(c, OP(c, anchor).block, op):
-            raise IRError("cannot move an operation into its own region (that makes a cycle)")
-        unlink_op(c, op)
-        insert_op(c, op, OP(c, anchor).block, OP(c, anchor).next)
-        return self
+        return self.move(OP(self.context, anchor).block, OP(self.context, anchor).next)
 
     def move_to_end(self, block):
-        cdef Context c = self.context
-        cdef int32_t op = self.check()
-        cdef int32_t b = block_id(c, block)
-        if block_ancestor_op_is(c, b, op):
-            raise IRError("cannot move an operation into its own region (that makes a cycle)")
-        unlink_op(c, op)
-        insert_op(c, op, b, -1)
-        return self
+        return self.move(block_id(self.context, block), -1)
 
     def move_to_start(self, block):
-        cdef Context c = self.context
-        cdef int32_t op = self.check()
-        cdef int32_t b = block_id(c, block)
-        if block_ancestor_op_is(c, b, op):
-            raise IRError("cannot move an operation into its own region (that makes a cycle)")
-        unlink_op(c, op)
-        insert_op(c, op, b, BLK(c, b).first_op)
-        return self
+        cdef int32_t b = block_id(self.context, block)
+        return self.move(b, BLK(self.context, b).first_op)
 
-    def set_operand(self, Py_ssize_t index, value):
+    def set_operand(self, index, value):
         cdef Context c = self.context
         cdef int32_t op = self.check()
         cdef int32_t v = value_id(c, value)
+        index = operator.index(index)
         if not 0 <= index < OP(c, op).n_operands:
             raise IndexError(f"operand index {index} out of range "
                              f"({OP(c, op).n_operands} operands)")
         set_operand(c, op, <int32_t>index, v)
+
 
     def set_operands(self, values):
         """Replace the whole operand list (its length may change)."""
         cdef Context c = self.context
         cdef int32_t op = self.check()
         ids = [value_id(c, v) for v in values]
-        cdef int32_t n = len(ids), i, u0
+        cdef int32_t n = len(ids), i, u0 = -1
+        if n != OP(c, op).n_operands:
+            u0 = c.uses.alloc(n)                     # may fail: nothing has changed yet
         cdef OpRec* o = OP(c, op)
         for i in range(o.n_operands):
             unlink_use(c, o.operands + i)
         if n != o.n_operands:
-            u0 = c.uses.alloc(n)
-            o = OP(c, op)
             c.uses.release(o.operands, o.n_operands)
             o.operands = u0
             o.n_operands = n
@@ -1486,7 +1491,10 @@ cdef class Operation:
         """A deep, detached copy, in this Context or into `context`. Values from outside the op
         map through `mapping` ({Value: Value}) or, within one Context, to themselves."""
         cdef Context dst = self.context if context is None else context
-        return op_handle(dst, clone_op(self.context, self.check(), dst, mapping))
+        ids = None
+        if mapping is not None:       # to plain ids first: no user code runs during the copy
+            ids = {value_id(self.context, k): value_id(dst, v) for k, v in dict(mapping).items()}
+        return op_handle(dst, clone_op(self.context, self.check(), dst, ids))
 
     def verify(self):
         """Raise VerifyError for the first broken rule in this op and below."""
@@ -1505,6 +1513,7 @@ cdef class Operation:
         return _text().fingerprint(self)
 
 
+@cython.auto_pickle(False)
 cdef class Module(Operation):
     """A `builtin.module` op: one region, one block, holding the program."""
 
@@ -1530,7 +1539,7 @@ cdef class Module(Operation):
         return "<accy.ir.Module>"
 
 
-cpdef Module as_module(Context c, int32_t op):
+cdef Module as_module(Context c, int32_t op):
     cdef Module h = Module.__new__(Module)
     h.context = c
     h.id = op
@@ -1538,12 +1547,15 @@ cpdef Module as_module(Context c, int32_t op):
     return h
 
 
+@cython.auto_pickle(False)
 cdef class Value:
     """A handle to an SSA value: an op result or a block argument."""
 
     cdef int32_t check(self) except -1:
+        if self.context is None or not 0 <= self.id < self.context.values.top:
+            raise IRError("not a handle made by accy")
         cdef ValueRec* v = VAL(self.context, self.id)
-        if v.kind == VALUE_FREE or v.gen != self.gen:
+        if v.kind == VALUE_FREE or v.kind == VALUE_PLACEHOLDER or v.gen != self.gen:
             raise IRError("this value was erased")
         return self.id
 
@@ -1557,9 +1569,11 @@ cdef class Value:
         return hash((id(self.context), self.id, self.gen, 1))
 
     def __repr__(self):
-        cdef ValueRec* v = VAL(self.context, self.id)
-        if v.kind == VALUE_FREE or v.gen != self.gen:
+        try:
+            self.check()
+        except IRError:
             return "<accy.ir.Value (erased)>"
+        cdef ValueRec* v = VAL(self.context, self.id)
         kind = "argument" if v.kind == VALUE_ARGUMENT else "result"
         return f"<accy.ir.Value {kind} #{v.index}: {self.context.type_str(v.type)}>"
 
@@ -1578,6 +1592,10 @@ cdef class Value:
             touch(c, (<Operation>owner).id)
         elif BLK(c, VAL(c, v).owner).region >= 0:
             touch(c, REG(c, BLK(c, VAL(c, v).owner).region).op)
+        cdef int32_t u = VAL(c, v).first_use          # users see a new operand type
+        while u >= 0:
+            touch(c, USE(c, u).owner)
+            u = USE(c, u).next
 
     @property
     def is_block_argument(self):
@@ -1632,17 +1650,20 @@ cdef class Value:
         replace_all_uses(c, v, w)
 
 
+@cython.auto_pickle(False)
 cdef class Block:
     """A handle to a block: arguments and a list of operations."""
 
     cdef int32_t check(self) except -1:
+        if self.context is None or not 0 <= self.id < self.context.blocks.top:
+            raise IRError("not a handle made by accy")
         cdef BlockRec* b = BLK(self.context, self.id)
         if not b.live or b.gen != self.gen:
             raise IRError("this block was erased")
         return self.id
 
     @staticmethod
-    def create(Context context, arg_types=()):
+    def create(Context context not None, arg_types=()):
         """A detached block; insert it with Region.append / insert_before."""
         ids = [context.type_id(t) for t in arg_types]
         cdef int32_t b = create_block(context, NULL, len(ids))
@@ -1729,12 +1750,15 @@ cdef class Block:
         return self
 
 
+@cython.auto_pickle(False)
 cdef class Region:
     """A handle to a region: a list of blocks owned by an op."""
 
     cdef int32_t check(self) except -1:
+        if self.context is None or not 0 <= self.op < self.context.ops.top:
+            raise IRError("not a handle made by accy")
         cdef OpRec* o = OP(self.context, self.op)
-        if o.name < 0 or o.gen != self.op_gen:
+        if o.name < 0 or o.gen != self.op_gen or not 0 <= self.index < o.n_regions:
             raise IRError("the operation holding this region was erased")
         return o.regions + self.index
 
@@ -1795,6 +1819,7 @@ cdef class Region:
         return self.append(Block.create(self.context, arg_types))
 
 
+@cython.auto_pickle(False)
 cdef class Builder:
     """Creates ops and inserts them at an insertion point (none: ops stay detached)."""
     cdef readonly Context context
@@ -1803,7 +1828,7 @@ cdef class Builder:
     cdef int32_t before
     cdef uint32_t before_gen
 
-    def __init__(self, Context context):
+    def __init__(self, Context context not None):
         self.context = context
         self.block = -1
         self.before = -1
@@ -1851,6 +1876,7 @@ cdef class Builder:
 
     @property
     def insertion_block(self):
+        self.check_point()
         return block_handle(self.context, self.block) if self.block >= 0 else None
 
     cdef int check_point(self) except -1:
@@ -1892,12 +1918,16 @@ cdef class Builder:
         for i in range(n):
             ops[i] = value_id(c, operands[i])
         if attributes:
+            if not isinstance(attributes, Mapping):
+                raise TypeError("attributes must be a mapping of names to attribute values")
             attributes = {check_text(k, "an attribute name"): check_attribute(v)
                           for k, v in attributes.items()}
         else:
             attributes = None
         if result_types is None:
             result_types = infer_result_types(c, nid, ops, n, attributes)
+            for i in range(n):           # an inference hook may have changed the IR
+                ops[i] = value_id(c, operands[i])
         nr = len(result_types)
         if nr > 8:
             if s is None:
@@ -1909,9 +1939,9 @@ cdef class Builder:
         if regions is None:
             nreg = row.regions if row.regions > 0 else 0
         else:
+            if not 0 <= regions <= 65535:
+                raise ValueError("regions must be between 0 and 65535")
             nreg = regions
-            if nreg < 0:
-                raise ValueError("regions must be >= 0")
         self.check_point()
         cdef int32_t op = create_op(c, nid, ops, <int32_t>n, tys, <int32_t>nr, nreg, attributes)
         if self.block >= 0:
@@ -1920,6 +1950,8 @@ cdef class Builder:
 
     def create_block(self, region, arg_types=()):
         """Append a new block to `region` and move the insertion point to its end."""
+        if not isinstance(region, Region):
+            raise TypeError(f"expected a Region, got {type(region).__name__}")
         block = region.add_block(arg_types)
         self.at_end(block)
         return block
@@ -1939,7 +1971,7 @@ cdef object infer_result_types(Context c, int32_t nid, int32_t* ops, Py_ssize_t 
     raise IRError(f"cannot infer result types of '{c.op_names[nid]}'; pass result_types")
 
 
-def count_ops(Operation root, name=None):
+def count_ops(Operation root not None, name=None):
     """How many ops `root` holds (itself included), optionally only those named `name`.
     A C-speed walk through the cdef API, as passes written in Cython walk."""
     cdef Context c = root.context
@@ -1959,7 +1991,7 @@ def count_ops(Operation root, name=None):
     return n
 
 
-def op_statistics(Operation root):
+def op_statistics(Operation root not None):
     """{op name: count} for `root` and everything nested in it (like mlir-opt's op stats)."""
     cdef Context c = root.context
     cdef int32_t r = root.check()

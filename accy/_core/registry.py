@@ -4,6 +4,7 @@ A row says an op's arity, region count, attribute schema, traits, and optionally
 inference and a verify function. Traits carry the common checks and inference so that most ops
 need no Python code at all (the core checks them at C speed).
 """
+import operator
 from dataclasses import dataclass, field
 
 # Trait bits (mirrored by the core; keep the values stable).
@@ -51,6 +52,8 @@ class OpDef:
             raise ValueError(f"op names are 'dialect.op', got '{self.name}'")
         for what in ("operands", "results"):
             object.__setattr__(self, what, _arity(getattr(self, what)))
+        if not 0 <= operator.index(self.regions) <= 65535:
+            raise ValueError(f"regions must be between 0 and 65535, got {self.regions!r}")
 
     @property
     def dialect(self):
@@ -58,10 +61,12 @@ class OpDef:
 
 
 def _arity(spec):
-    if isinstance(spec, int):
-        return (spec, spec)
-    lo, hi = spec
-    return (int(lo), int(hi))
+    lo, hi = (spec, spec) if isinstance(spec, int) else spec
+    lo, hi = operator.index(lo), operator.index(hi)
+    if not (0 <= lo < 2**31 and (hi == VARIADIC or lo <= hi < 2**31)):
+        raise ValueError(f"arity must be n or (min, max) with 0 <= min <= max, or max = VARIADIC; "
+                         f"got {spec!r}")
+    return (lo, hi)
 
 
 REGISTRY = {}   # op name -> OpDef

@@ -23,25 +23,24 @@ from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 from libc.string cimport memcmp
 from libc.stdint cimport int32_t, uint32_t
 from accy._core.context cimport (
-    Context, Operation, Block, OpRec, UseRec, ValueRec, BlockRec, RegionRec,
-    OP, USE, VAL, BLK, REG, ARGS, VALUE_PLACEHOLDER, VALUE_FREE,
-    create_op, create_block, append_op, append_block, erase_op, replace_all_uses,
-    new_placeholder, free_placeholder, op_handle, value_handle,
+    Context, Operation, Module, OpRec, ValueRec, BlockRec, OP, USE, VAL, BLK, REG, ARGS,
+    VALUE_PLACEHOLDER, create_op, create_block, append_op, append_block, erase_op, erase_block,
+    add_argument, replace_all_uses, new_placeholder, free_placeholder, op_handle, as_module,
 )
-from accy._core.context import Module, as_module
 from accy._core.types import (Type, TensorType, FunctionType, OpaqueType, TYPE_KINDS, DTYPES,
                               FLOAT_DTYPES, INT_DTYPES)
 from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr,
                                    UnitAttr, UNIT, check_attribute, _float_to_bits,
                                    _bits_to_array, _FLOAT_BITS)
 from accy._core.types import numpy_dtype
-from accy.errors import ParseError, CapacityError, AccyError
+from accy.errors import ParseError, CapacityError, AccyError, IRError
 from accy._core.registry import ISOLATED_FROM_ABOVE
 
 cdef uint32_t T_ISOLATED = ISOLATED_FROM_ABOVE
 
 cdef enum:
-    MAX_DEPTH = 200
+    MAX_DEPTH = 200              # attribute and type nesting
+    MAX_REGION_DEPTH = 1000      # region nesting, for the parser and the printer (both recurse)
     DENSE_LIST_LIMIT = 1024
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
@@ -177,7 +176,7 @@ cdef class Printer:
         cdef OpRec* o = OP(c, op)
         cdef list out = self.out
         cdef int32_t i, nres = o.n_results, nops = o.n_operands, r0 = o.results
-        cdef int32_t u0 = o.operands, nreg = o.n_regions, g0 = o.regions
+        cdef int32_t u0 = o.operands, nreg = o.n_regions
         out.append(indent)
         if nres:
             out.append(", ".join([self.vname(r0 + i) for i in range(nres)]))
@@ -186,9 +185,8 @@ cdef class Printer:
         cdef str operands = ", ".join([self.vname(USE(c, u0 + i).value) for i in range(nops)])
         cdef bint generic = self.generic or not c.names[o.name].bare_name
         if generic:
-            out.append('"')
-            out.append(name)
-            out.append('"(')
+            out.append(escape_string(name) if not c.names[o.name].bare_name else f'"{name}"')
+            out.append('(')
             out.append(operands)
             out.append(")")
         else:
@@ -255,6 +253,8 @@ cdef class Printer:
 
     cdef void print_region(self, int32_t region, str indent) except *:
         cdef Context c = self.c
+        if len(indent) > 2 * MAX_REGION_DEPTH:
+            raise IRError(f"cannot print regions nested more than {MAX_REGION_DEPTH} levels")
         cdef int32_t b = REG(c, region).first_block, op, i
         cdef BlockRec* blk
         cdef str inner = indent + "  "
@@ -281,13 +281,13 @@ cdef class Printer:
         self.out.append(indent + "}")
 
 
-def print_op(Operation op, bint generic=False):
+def print_op(Operation op not None, bint generic=False):
     cdef Printer p = Printer(op.context, generic)
     p.print_op(op.check(), "")
     return "".join(p.out)
 
 
-def fingerprint(Operation op):
+def fingerprint(Operation op not None):
     """sha256 of the generic text: values and blocks are numbered by position, so the digest
     depends only on structure, types and attributes."""
     return hashlib.sha256(print_op(op, True).encode("utf-8")).hexdigest()
@@ -535,7 +535,8 @@ cdef class Parser:
         while p < self.end:
             if self.s[p] == open_ch:
                 level += 1
-            elif self.s[p] == close_ch:
+            elif self.s[p] == close_ch and not (close_ch == b'>' and p > start and
+                                                 self.s[p - 1] == b'-'):
                 level -= 1
                 if level == 0:
                     return p + 1
@@ -872,6 +873,8 @@ cdef class Parser:
                 if b'#' in name:
                     self.error("a result name cannot contain '#'", npos)
                 count = self.small_int() if self.accept(b':') else 1
+                if n_results + count > 65535:
+                    self.error("an operation has at most 65535 results", npos)
                 res_names.append((name, npos, count))
                 n_results += count
                 if not self.accept(b','):
@@ -983,14 +986,13 @@ cdef class Parser:
         cdef int32_t r0 = OP(self.c, op).results
         k = 0
         for name, npos, count in res_names:
-            if count == 1:
-                self.define(name, r0 + k, npos)
-                k += 1
-            else:
+            self.define(name, r0 + k, npos)           # `%a` also names a group's first result
+            if count > 1:
                 for i in range(count):
-                    self.define(name + b"#" + str(i).encode(), r0 + k, npos)
-                    k += 1
-                self.names.setdefault(name, r0 + k - count)
+                    self.define(name + b"#" + str(i).encode(), r0 + k + i, npos)
+            elif self.forward and name + b"#0" in self.forward:
+                self.define(name + b"#0", r0 + k, npos)   # a forward `%a#0` named it
+            k += count
         return 0
 
     cdef bint at_result_list(self) except -1:
@@ -1056,8 +1058,8 @@ cdef class Parser:
         Nesting is bounded; the region of a top-level module does not count, so that wrapping
         top-level ops in a module (as printing does) never pushes text over the limit."""
         self.region_depth += counted
-        if self.region_depth > MAX_DEPTH:
-            self.error(f"nesting too deep: regions nested more than {MAX_DEPTH} levels")
+        if self.region_depth > MAX_REGION_DEPTH:
+            self.error(f"nesting too deep: regions nested more than {MAX_REGION_DEPTH} levels")
         self.expect(b'{', "'{' opening a region")
         self.scopes.append({})
         cdef list blocks = []
@@ -1103,7 +1105,7 @@ cdef class Parser:
                     if b'#' in name:
                         self.error("an argument name cannot contain '#'", npos)
                     self.expect(b':', "':' and the argument type")
-                    v = add_argument_typed(self.c, b, self.parse_type())
+                    v = add_argument(self.c, b, self.parse_type())
                     self.define(name, v, npos)
                     if self.accept(b')'):
                         break
@@ -1143,22 +1145,11 @@ cdef class Parser:
                 erase_op(c, h.id, True)
         for b, gen in self.loose_blocks:
             if BLK(c, b).live and BLK(c, b).gen == gen and BLK(c, b).region < 0:
-                block_handle_erase(c, b)
+                erase_block(c, b, True)
         for name, (ph, at) in self.forward.items():
             if VAL(c, ph).kind == VALUE_PLACEHOLDER:
                 drop_all_uses(c, ph)
                 free_placeholder(c, ph)
-
-
-from accy._core.context cimport add_argument, Block, block_handle, unlink_op
-
-
-cdef int32_t add_argument_typed(Context c, int32_t b, int32_t t) except -1:
-    return add_argument(c, b, t)
-
-
-cdef void block_handle_erase(Context c, int32_t b) except *:
-    block_handle(c, b).erase(force=True)
 
 
 cdef void drop_all_uses(Context c, int32_t v) except *:
@@ -1216,8 +1207,10 @@ def _dense_from_literal(payload, t, dt):
 
 # ---- type text --------------------------------------------------------------------------------
 
-def type_from_text(str text):
+def type_from_text(str text, int depth=0):
     """Parse one type's complete text."""
+    if depth > MAX_DEPTH:
+        raise _TypeTextError(f"nesting too deep: more than {MAX_DEPTH} levels")
     text = text.strip()
     if text.startswith("tensor<"):
         if not text.endswith(">"):
@@ -1237,21 +1230,21 @@ def type_from_text(str text):
             raise _TypeTextError(f"unknown element type '{dtype}' in '{text}'")
         return TensorType(dtype, dims)
     if text.startswith("("):
-        depth = 0
+        level = 0
         for i, ch in enumerate(text):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0:
+            level += ch == "("
+            level -= ch == ")"
+            if level == 0:
                 break
-        inputs = _split_types(text[1:i])
+        inputs = _split_types(text[1:i], depth + 1)
         rest = text[i + 1:].strip()
         if not rest.startswith("->"):
             raise _TypeTextError("expected '->' in a function type")
         rest = rest[2:].strip()
         if rest.startswith("(") and _closing(rest) == len(rest) - 1:
-            results = _split_types(rest[1:-1])
+            results = _split_types(rest[1:-1], depth + 1)
         else:
-            results = [type_from_text(rest)]
+            results = [type_from_text(rest, depth + 1)]
         return FunctionType(inputs, results)
     if text.startswith("!"):
         return OpaqueType(text)
@@ -1286,7 +1279,7 @@ def _closing(str text):
     return -1
 
 
-def _split_types(str text):
+def _split_types(str text, int depth):
     text = text.strip()
     if not text:
         return []
@@ -1297,9 +1290,9 @@ def _split_types(str text):
         elif ch in ")>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
             depth -= 1
         elif ch == "," and depth == 0:
-            out.append(type_from_text(text[start:i]))
+            out.append(type_from_text(text[start:i], depth))
             start = i + 1
-    out.append(type_from_text(text[start:]))
+    out.append(type_from_text(text[start:], depth))
     return out
 
 
@@ -1309,7 +1302,11 @@ def parse(text, Context context=None, *, verify=True):
     if context is None:
         context = Context()
     if isinstance(text, str):
-        data = text.encode("utf-8")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise ParseError(f"the text is not valid Unicode ({e.reason} at character "
+                             f"{e.start})") from None
     elif isinstance(text, (bytes, bytearray, memoryview)):
         data = bytes(text)
     else:

@@ -5,6 +5,7 @@ inside the core and by value outside of it. New type kinds (the kernel language'
 register types) subclass `Type` and register a text keyword with `register_type_kind`.
 """
 import operator
+import re
 
 import numpy as np
 
@@ -45,6 +46,10 @@ def dtype_of_numpy(np_dtype):
 class Type:
     """Base of all types. Subclasses set `_key` (a tuple that identifies the type) in __init__."""
     __slots__ = ("_key", "_hash")
+
+    def __init__(self):
+        raise TypeError("Type is abstract: use TensorType, FunctionType, OpaqueType or a "
+                        "registered kind")
 
     def _init_key(self, key):
         object.__setattr__(self, "_key", key)
@@ -118,14 +123,42 @@ class OpaqueType(Type):
     __slots__ = ()
 
     def __init__(self, text):
-        if not text.startswith("!"):
-            raise ValueError("opaque type text starts with '!'")
+        if not isinstance(text, str) or not _OPAQUE.match(text) or not _balanced(text):
+            raise ValueError(f"opaque type text is '!' + a name + an optional balanced <...> "
+                             f"on one line, got {text!r}")
         self._init_key(("opaque", text))
 
     text = property(lambda self: self._key[1])
 
     def __str__(self):
         return self._key[1]
+
+
+_OPAQUE = re.compile(r"![A-Za-z_][A-Za-z0-9_.$]*(<[^\n\r]*>)?\Z")
+
+
+def _balanced(text):
+    """Angle brackets (not the '>' of '->') balance and close at the end; strings are skipped;
+    no comment hides inside (what the parser reads as one type)."""
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            if i >= n:
+                return False
+        elif ch == "/" and text.startswith("//", i):
+            return False
+        elif ch == "<":
+            depth += 1
+        elif ch == ">" and not (i > 0 and text[i - 1] == "-"):
+            depth -= 1
+            if depth < 0 or (depth == 0 and i != n - 1):
+                return False
+        i += 1
+    return depth == 0
 
 
 # keyword -> callable(text) -> Type, for type kinds added by dialects (e.g. the kernel language).

@@ -19,8 +19,8 @@ Core rules (each raises VerifyError naming and printing the op):
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int32_t, uint32_t
 from accy._core.context cimport (
-    Context, Operation, OpRec, UseRec, ValueRec, BlockRec, NameRec, OP, USE, VAL, BLK, REG,
-    ARGS, VALUE_RESULT, VALUE_ARGUMENT, walk_first, walk_next, parent_op, op_handle,
+    Context, Operation, OpRec, UseRec, ValueRec, NameRec, OP, USE, VAL, BLK, REG,
+    VALUE_RESULT, VALUE_ARGUMENT, walk_next, parent_op, op_handle,
 )
 from accy._core import registry as R
 from accy.errors import VerifyError
@@ -213,7 +213,7 @@ def _types(ts):
     return "(" + ", ".join(map(str, ts)) + ")"
 
 
-def verify(Operation root):
+def verify(Operation root not None):
     """Raise VerifyError for the first broken rule in `root` and everything nested in it."""
     cdef Context c = root.context
     cdef int32_t r = root.check()
@@ -229,8 +229,12 @@ def verify(Operation root):
             order[op] = order[o.prev] + 1 if o.prev >= 0 and op != r else 0
             op = walk_next(c, r, op, False)
         op = r
+        clock = c.clock
         while op >= 0:
             check_op(c, r, op, order)
+            if c.clock != clock:     # a Python hook changed the IR: our numbering is stale
+                raise VerifyError(f"a verify or type-inference hook of '{c.op_names[OP(c, op).name]}'"
+                                  f" changed the IR during verification")
             op = walk_next(c, r, op, False)
     finally:
         PyMem_Free(order)
