@@ -74,7 +74,6 @@ cdef class Pool:
         cdef char* p = <char*>PyMem_Realloc(self.data, newcap * self.itemsize)
         if p == NULL:
             raise MemoryError()
-        memset(p + self.cap * self.itemsize, 0, (newcap - self.cap) * self.itemsize)
         self.data = p
         self.cap = <int32_t>newcap
         return 0
@@ -95,6 +94,9 @@ cdef class Pool:
                 return lst.pop()
         self.reserve(n)
         start = self.top
+        # Fresh records start zeroed (generation 0); zeroing here, not at growth, touches only
+        # memory about to be written anyway.
+        memset(self.data + start * self.itemsize, 0, n * self.itemsize)
         self.top += n
         self.live += n
         return start
@@ -382,15 +384,30 @@ cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t 
                       const int32_t* result_types, int32_t n_results, int32_t n_regions,
                       object attrs) except -1:
     """create_op without the capacity check (callers checked the whole batch)."""
-    cdef Py_ssize_t abytes = dict_attr_bytes(attrs) if attrs else 0
     c.ops.reserve(1)
     c.uses.reserve(n_operands)
     c.values.reserve(n_results)
     c.regions.reserve(n_regions)
     cdef int32_t op = c.ops.alloc(1)
-    cdef int32_t u0 = c.uses.alloc(n_operands)
-    cdef int32_t v0 = c.values.alloc(n_results)
-    cdef int32_t r0 = c.regions.alloc(n_regions)
+    init_op(c, op, name, c.uses.alloc(n_operands), n_operands, c.values.alloc(n_results),
+            n_results, c.regions.alloc(n_regions), n_regions)
+    cdef int32_t i
+    if result_types != NULL:
+        for i in range(n_results):
+            VAL(c, OP(c, op).results + i).type = result_types[i]
+    if operands != NULL:
+        for i in range(n_operands):
+            if operands[i] >= 0:
+                link_use(c, OP(c, op).operands + i, operands[i])
+    if attrs:
+        c.op_attrs[op] = attrs
+        c.attr_bytes += dict_attr_bytes(attrs)
+    return op
+
+
+cdef void init_op(Context c, int32_t op, int32_t name, int32_t u0, int32_t n_operands,
+                  int32_t v0, int32_t n_results, int32_t r0, int32_t n_regions) noexcept:
+    """Fill allocated records: a detached op, null operands, results of unknown type."""
     cdef int32_t i
     cdef OpRec* o = OP(c, op)
     o.name = name
@@ -403,15 +420,12 @@ cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t 
     o.n_results = n_results
     o.regions = r0
     o.n_regions = n_regions
-    if attrs:
-        c.op_attrs[op] = attrs
-    c.attr_bytes += abytes
     c.clock += 1
     o.epoch = c.clock
     cdef ValueRec* v
     for i in range(n_results):
         v = VAL(c, v0 + i)
-        v.type = result_types[i] if result_types != NULL else -1
+        v.type = -1
         v.owner = op
         v.index = i
         v.first_use = -1
@@ -429,9 +443,6 @@ cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t 
         ur.value = -1
         ur.prev = -1
         ur.next = -1
-        if operands != NULL and operands[i] >= 0:
-            link_use(c, u0 + i, operands[i])
-    return op
 
 
 cdef int32_t create_block(Context c, const int32_t* arg_types, int32_t n_args) except -1:
@@ -451,6 +462,15 @@ cdef int32_t build_block(Context c, int32_t n_args) except -1:
     c.args.reserve(n_args)
     cdef int32_t b = c.blocks.alloc(1)
     cdef int32_t a0 = c.args.alloc(n_args)
+    cdef int32_t i
+    for i in range(n_args):
+        ARGS(c, a0)[i] = c.values.alloc(1)
+    init_block(c, b, a0, n_args)
+    return b
+
+
+cdef void init_block(Context c, int32_t b, int32_t a0, int32_t n_args) noexcept:
+    """Fill allocated records: a detached block whose argument slots hold allocated values."""
     cdef BlockRec* blk = BLK(c, b)
     blk.region = -1
     blk.live = 1
@@ -461,18 +481,15 @@ cdef int32_t build_block(Context c, int32_t n_args) except -1:
     blk.args = a0
     blk.n_args = n_args
     blk.cap_args = n_args
-    cdef int32_t i, v
+    cdef int32_t i
     cdef ValueRec* val
     for i in range(n_args):
-        v = c.values.alloc(1)
-        val = VAL(c, v)
+        val = VAL(c, ARGS(c, a0)[i])
         val.type = -1
         val.owner = b
         val.index = i
         val.first_use = -1
         val.kind = VALUE_ARGUMENT
-        ARGS(c, a0)[i] = v
-    return b
 
 
 cdef int32_t add_argument(Context c, int32_t block, int32_t type) except -1:
@@ -1045,6 +1062,19 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
             else:
                 raise IRError(f"'{src.op_names[o.name]}' uses a value defined outside the cloned "
                               f"op; pass mapping={{outside_value: value_in_target}}")
+    # Names and types in the target first: nothing below can fail half-way.
+    for i in range(n):
+        o = OP(src, ops[i])
+        if nmap[o.name] < 0:
+            nmap[o.name] = o.name if src is dst else dst.name_id(src.op_names[o.name])
+        for j in range(o.n_results):
+            _map_type(src, dst, tmap, VAL(src, o.results + j).type)
+        for r in range(o.regions, o.regions + o.n_regions):
+            b = REG(src, r).first_block
+            while b >= 0:
+                for j in range(BLK(src, b).n_args):
+                    _map_type(src, dst, tmap, VAL(src, ARGS(src, BLK(src, b).args)[j]).type)
+                b = BLK(src, b).next
     dst.check_capacity(n, n_vals, n_blocks, abytes)
     dst.ops.reserve(n)
     dst.uses.reserve(n_uses)
@@ -1052,31 +1082,31 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
     dst.regions.reserve(n_regs)
     dst.blocks.reserve(n_blocks)
     dst.args.reserve(n_args)
+    cdef int32_t nargs
     try:
         for i in range(n):
             op = ops[i]
             o = OP(src, op)
-            if nmap[o.name] < 0:
-                nmap[o.name] = o.name if src is dst else dst.name_id(src.op_names[o.name])
             new = build_op(dst, nmap[o.name], NULL, o.n_operands, NULL, o.n_results,
                            o.n_regions, dict(attrs_of[i]) if has_attrs[i] else None)
             newops[i] = new
             o = OP(src, op)
             for j in range(o.n_results):
                 vmap[o.results + j] = OP(dst, new).results + j
-                VAL(dst, OP(dst, new).results + j).type = _map_type(src, dst, tmap,
-                                                                   VAL(src, o.results + j).type)
+                VAL(dst, OP(dst, new).results + j).type = tmap_of(src, dst, tmap,
+                                                                 VAL(src, o.results + j).type)
             if i > 0:
                 append_op(dst, new, bmap[o.block])
             for r in range(o.n_regions):
                 b = REG(src, OP(src, op).regions + r).first_block
                 while b >= 0:
-                    nb = build_block(dst, BLK(src, b).n_args)
+                    nargs = BLK(src, b).n_args
+                    nb = build_block(dst, nargs)
                     bm.set(b, nb)
-                    for j in range(BLK(src, b).n_args):
+                    for j in range(nargs):
                         v = ARGS(src, BLK(src, b).args)[j]
                         vmap[v] = ARGS(dst, BLK(dst, nb).args)[j]
-                        VAL(dst, vmap[v]).type = _map_type(src, dst, tmap, VAL(src, v).type)
+                        VAL(dst, vmap[v]).type = tmap_of(src, dst, tmap, VAL(src, v).type)
                     append_block(dst, nb, OP(dst, new).regions + r)
                     b = BLK(src, b).next
         for i in range(n):
@@ -1099,6 +1129,11 @@ cdef inline int32_t _map_type(Context src, Context dst, int32_t* tmap, int32_t t
     if tmap[t] < 0:
         tmap[t] = dst.type_id(src.types[t])
     return tmap[t]
+
+
+cdef inline int32_t tmap_of(Context src, Context dst, int32_t* tmap, int32_t t) noexcept:
+    """A type id already mapped by _map_type."""
+    return t if t < 0 or src is dst else tmap[t]
 
 
 # ---- handles ----------------------------------------------------------------------------------
