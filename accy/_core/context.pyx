@@ -1008,7 +1008,7 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
         om.set(op, n)
         n += 1
         op = walk_next(src, root, op, False)
-    cdef int32_t* ops = s.ints(n, -1)
+    cdef int32_t* ops = om.touched      # the ops in pre-order (om is not written again)
     cdef int32_t* newops = s.ints(n, -1)
     cdef int32_t* tmap = s.ints(len(src.types), -1)
     cdef int32_t* nmap = s.ints(len(src.op_names), -1)
@@ -1021,9 +1021,8 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
             if om.p[<int32_t>key] >= 0:
                 attrs_of[om.p[<int32_t>key]] = attrs
                 has_attrs[om.p[<int32_t>key]] = 1
-    op = root
     for i in range(n):
-        ops[i] = op
+        op = ops[i]
         o = OP(src, op)
         n_vals += o.n_results
         n_uses += o.n_operands
@@ -1044,7 +1043,6 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
                 for j in range(BLK(src, b).n_args):
                     vm.set(ARGS(src, BLK(src, b).args)[j], -2)
                 b = BLK(src, b).next
-        op = walk_next(src, root, op, False)
     for attrs in attrs_of.values():
         abytes += dict_attr_bytes(attrs)
     # Values from outside the subtree: map them before allocating anything.
