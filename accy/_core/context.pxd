@@ -154,6 +154,7 @@ cdef int unlink_op(Context c, int32_t op) except -1
 cdef int erase_op(Context c, int32_t op, bint force) except -1
 cdef int set_operand(Context c, int32_t op, int32_t index, int32_t value) except -1
 cdef int replace_all_uses(Context c, int32_t old, int32_t new) except -1
+cdef int drop_uses_of(Context c, int32_t value) except -1
 cdef int32_t new_placeholder(Context c, int32_t type) except -1
 cdef int free_placeholder(Context c, int32_t value) except -1
 

@@ -25,7 +25,8 @@ from libc.stdint cimport int32_t, uint32_t
 from accy._core.context cimport (
     Context, Operation, Module, OpRec, ValueRec, BlockRec, OP, USE, VAL, BLK, REG, ARGS,
     VALUE_PLACEHOLDER, create_op, create_block, append_op, append_block, erase_op, erase_block,
-    add_argument, replace_all_uses, new_placeholder, free_placeholder, op_handle, as_module,
+    add_argument, replace_all_uses, drop_uses_of, new_placeholder, free_placeholder, op_handle,
+    as_module,
 )
 from accy._core.types import (Type, TensorType, FunctionType, OpaqueType, TYPE_KINDS, DTYPES,
                               FLOAT_DTYPES, INT_DTYPES)
@@ -1148,20 +1149,8 @@ cdef class Parser:
                 erase_block(c, b, True)
         for name, (ph, at) in self.forward.items():
             if VAL(c, ph).kind == VALUE_PLACEHOLDER:
-                drop_all_uses(c, ph)
+                drop_uses_of(c, ph)
                 free_placeholder(c, ph)
-
-
-cdef void drop_all_uses(Context c, int32_t v) except *:
-    cdef int32_t u = VAL(c, v).first_use
-    cdef int32_t nxt
-    while u >= 0:
-        nxt = USE(c, u).next
-        USE(c, u).value = -1
-        USE(c, u).prev = -1
-        USE(c, u).next = -1
-        u = nxt
-    VAL(c, v).first_use = -1
 
 
 class _NumText(str):
