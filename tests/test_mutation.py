@@ -77,21 +77,21 @@ def test_builder_refuses_detached_anchor_and_stale_points(ctx, module, builder):
         builder.before_op(loose)
     with pytest.raises(IRError):
         builder.after_op(loose)
+    def refuses_to_create():
+        before = counts(ctx)
+        with pytest.raises(IRError):
+            builder.create("test.sink")
+        assert counts(ctx) == before
+
     anchor = builder.create("test.sink")
     builder.before_op(anchor)
     anchor.erase()
-    before = counts(ctx)
-    with pytest.raises(IRError):
-        builder.create("test.sink")
-    assert counts(ctx) == before
+    refuses_to_create()                          # insertion point erased
     g = Builder(ctx).at_end(module.body).create("test.graph")
     block = g.regions[0].add_block()
     builder.at_end(block)
     block.erase()
-    before = counts(ctx)
-    with pytest.raises(IRError):
-        builder.create("test.sink")
-    assert counts(ctx) == before
+    refuses_to_create()                          # insertion block erased
 
 
 def test_builder_refuses_values_of_another_context(ctx, module, builder):
