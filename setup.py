@@ -2,7 +2,7 @@
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-CORE = ["context", "text", "verify"]
+CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
 
 extensions = [
     Extension(f"accy._core.{name}", [f"accy/_core/{name}.pyx"], extra_compile_args=["-O2"])

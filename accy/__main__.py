@@ -2,7 +2,7 @@
 
     accy                       run the bundled example through the IR core and check it
     accy opt FILE [options]    read IR text (accy or MLIR generic form; '-' for stdin), verify
-                               it and print it back
+                               it, run a pass pipeline on it (--pipeline) and print the result
 """
 import argparse
 import sys
@@ -12,6 +12,8 @@ from importlib import resources
 from accy import ir
 from accy._core.context import op_statistics
 from accy.errors import AccyError
+from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
+from accy.passes.instruments import read_reproducer
 
 
 def _read(path):
@@ -50,9 +52,26 @@ def demo():
 
 
 def opt(args):
-    ctx = ir.Context(allow_unregistered=args.allow_unregistered)
-    module = ir.parse(_read(args.file), ctx, verify=not args.no_verify)
-    sys.stdout.write(module.print(generic=args.generic))
+    text = _read(args.file)
+    pipeline, unregistered = args.pipeline, args.allow_unregistered
+    if args.run_reproducer:
+        try:
+            pipeline, unregistered = read_reproducer(text)
+        except ValueError as e:
+            raise AccyError(f"{args.file}: {e}") from None
+    ctx = ir.Context(allow_unregistered=unregistered)
+    module = ir.parse(text, ctx, verify=not args.no_verify)
+    if pipeline:
+        instruments = []
+        if args.timing:
+            instruments.append(Timing())
+        if args.print_ir_after_all or args.print_ir_after_change:
+            instruments.append(PrintIR("all" if args.print_ir_after_all else "change",
+                                       generic=args.generic))
+        if args.reproducer:
+            instruments.append(CrashReproducer(args.reproducer))
+        PassManager(pipeline, instruments=instruments).run(module)
+    print(module.print(generic=args.generic))
     if args.stats:
         for name, count in op_statistics(module).items():
             print(f"// {count:8d} {name}")
@@ -72,6 +91,20 @@ def main(argv=None):
                    help="accept ops that no dialect registers")
     p.add_argument("--stats", action="store_true", help="print op counts")
     p.add_argument("--fingerprint", action="store_true", help="print the structural hash")
+    p.add_argument("--pipeline", metavar="P",
+                   help="pass pipeline, e.g. 'canonicalize{max-iterations=4},func(cse),dce'; passes: "
+                        + ", ".join(registered_passes()))
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--print-ir-after-all", action="store_true",
+                       help="print the IR after every pass (to stderr)")
+    shown.add_argument("--print-ir-after-change", action="store_true",
+                       help="print the IR after each pass that changed it (to stderr)")
+    p.add_argument("--timing", action="store_true",
+                   help="report pass and analysis times and cache counters (to stderr)")
+    p.add_argument("--reproducer", metavar="PATH",
+                   help="when a pass fails, write the pipeline and input IR to PATH")
+    p.add_argument("--run-reproducer", action="store_true",
+                   help="FILE is a reproducer: run the pipeline written in it")
     args = parser.parse_args(argv)
     try:
         if args.command == "opt":

@@ -34,3 +34,31 @@ class CapacityError(AccyError):
 
 class IRError(AccyError):
     """A misuse of the IR API: an erased handle, a refused erase, a move that makes a cycle."""
+
+
+class AnalysisError(AccyError):
+    """An analysis failed to compute (or to clean up), or was misused; names the analysis and the
+    pass that asked for it."""
+
+    def __init__(self, message, pass_name="", analysis_name=""):
+        self.pass_name = pass_name
+        self.analysis_name = analysis_name
+        super().__init__(message)
+
+
+class PassError(AccyError):
+    """A pass failed (returned failure, raised, or left invalid IR); names the pass and the op it
+    ran on, and the reproducer file when one was written."""
+
+    def __init__(self, message, pass_name="", op_name="", reproducer=None):
+        self.message = message
+        self.pass_name = pass_name
+        self.op_name = op_name
+        self.reproducer = reproducer    # set by the crash reproducer instrument
+        super().__init__(message)
+
+    def __str__(self):
+        if self.reproducer:
+            return (f"{self.message}\n  reproducer: {self.reproducer} "
+                    f"(replay: accy opt {self.reproducer} --run-reproducer)")
+        return self.message

@@ -19,12 +19,15 @@ SAME_OPERANDS_AND_RESULT_TYPE = 1 << 7  # also infers the result type from the f
 SYMBOL = 1 << 8                         # defines a symbol through its `sym_name` attribute
 SYMBOL_TABLE = 1 << 9                   # symbols of its region are unique and can be looked up
 GRAPH_REGION = 1 << 10                  # its regions are graphs: no order among a block's ops
+CONSTANT = 1 << 11                      # no operands, one result: its `value` attribute; folds
+                                        # produce attributes that the dialect's CONSTANT op holds
 
 TRAIT_NAMES = {
     "terminator": TERMINATOR, "pure": PURE, "commutative": COMMUTATIVE, "elementwise": ELEMENTWISE,
     "isolated_from_above": ISOLATED_FROM_ABOVE, "no_terminator": NO_TERMINATOR,
     "single_block": SINGLE_BLOCK, "same_operands_and_result_type": SAME_OPERANDS_AND_RESULT_TYPE,
     "symbol": SYMBOL, "symbol_table": SYMBOL_TABLE, "graph_region": GRAPH_REGION,
+    "constant": CONSTANT,
 }
 VARIADIC = -1
 
@@ -37,6 +40,10 @@ class OpDef:
     attributes: name -> (python classes accepted, required?).
     infer(operand_types, attributes) -> tuple of result types; used when a builder gives none.
     verify(op) -> None or an error message (for checks the traits cannot express).
+    fold(op, constants) -> None (no fold) or one replacement per result: a Value, or an
+        attribute that the dialect's CONSTANT op materializes. `constants` holds, per operand,
+        the `value` attribute of the CONSTANT op defining it, or None. Folds must be exact.
+    canonicalize: patterns `fn(op, rewriter) -> bool` that `canonicalize` applies to this op.
     """
     name: str
     operands: object = 0
@@ -46,6 +53,8 @@ class OpDef:
     traits: int = 0
     infer: object = None
     verify: object = None
+    fold: object = None
+    canonicalize: tuple = ()
 
     def __post_init__(self):
         if "." not in self.name:
@@ -54,6 +63,9 @@ class OpDef:
             object.__setattr__(self, what, _arity(getattr(self, what)))
         if not 0 <= operator.index(self.regions) <= 65535:
             raise ValueError(f"regions must be between 0 and 65535, got {self.regions!r}")
+        object.__setattr__(self, "canonicalize", tuple(self.canonicalize))
+        if self.traits & CONSTANT and (self.operands != (0, 0) or self.results != (1, 1)):
+            raise ValueError(f"'{self.name}': a CONSTANT op has no operands and one result")
 
     @property
     def dialect(self):
@@ -86,3 +98,11 @@ def register_dialect(name, rows):
 
 def lookup(name):
     return REGISTRY.get(name)
+
+
+def constant_op(dialect):
+    """The name of `dialect`'s CONSTANT op (what folded attributes become), or None."""
+    for name in DIALECTS.get(dialect, ()):
+        if REGISTRY[name].traits & CONSTANT:
+            return name
+    return None

@@ -1,0 +1,182 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Common subexpression elimination over scoped hash tables.
+
+Two ops are equal when they have the same name, operands, result types and attributes. A pure
+op (not a terminator, no regions, at least one result) equal to one seen earlier in its block or
+in an enclosing block before it is replaced by that one and erased. Entering a block opens a
+scope (its entries leave with it); an op isolated from above starts from an empty table.
+"""
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.string cimport memset
+from libc.stdint cimport int32_t, uint32_t, uint64_t
+cimport cython
+
+from accy._core import registry as _registry
+from accy._core.context cimport (Context, Operation, OpRec, RegionRec, BlockRec, UseRec, OP,
+                                 REG, BLK, USE, VAL, erase_op, replace_all_uses)
+
+cdef uint32_t T_PURE = _registry.PURE
+cdef uint32_t T_TERMINATOR = _registry.TERMINATOR
+cdef uint32_t T_ISOLATED = _registry.ISOLATED_FROM_ABOVE
+
+
+cdef inline uint64_t step(uint64_t h, uint64_t x) noexcept:
+    h = (h ^ x) * <uint64_t>0x100000001B3
+    return h ^ (h >> 29)
+
+
+@cython.final
+cdef class _Table:
+    """Open addressing with linear probing; slots hold op ids (-1: empty) and their hashes."""
+    cdef int32_t* slots
+    cdef uint64_t* hashes
+    cdef Py_ssize_t mask, count
+
+    def __cinit__(self):
+        self.alloc(64)
+
+    def __dealloc__(self):
+        PyMem_Free(self.slots)
+        PyMem_Free(self.hashes)
+
+    cdef int alloc(self, Py_ssize_t size) except -1:
+        self.slots = <int32_t*>PyMem_Malloc(size * sizeof(int32_t))
+        self.hashes = <uint64_t*>PyMem_Malloc(size * sizeof(uint64_t))
+        if not self.slots or not self.hashes:
+            raise MemoryError()
+        memset(self.slots, 0xFF, size * sizeof(int32_t))
+        self.mask = size - 1
+        return 0
+
+    cdef int grow(self) except -1:
+        cdef int32_t* old = self.slots
+        cdef uint64_t* old_h = self.hashes
+        cdef Py_ssize_t n = self.mask + 1, i
+        self.alloc(n * 2)
+        for i in range(n):
+            if old[i] >= 0:
+                self.put(old[i], old_h[i])
+        PyMem_Free(old)
+        PyMem_Free(old_h)
+        return 0
+
+    cdef void put(self, int32_t op, uint64_t h) noexcept:
+        cdef Py_ssize_t i = h & self.mask
+        while self.slots[i] >= 0:
+            i = (i + 1) & self.mask
+        self.slots[i] = op
+        self.hashes[i] = h
+
+    cdef void remove(self, int32_t op, uint64_t h) noexcept:
+        cdef Py_ssize_t i = h & self.mask, j, home
+        while self.slots[i] != op:
+            i = (i + 1) & self.mask
+        self.slots[i] = -1
+        j = i
+        while True:
+            j = (j + 1) & self.mask
+            if self.slots[j] < 0:
+                return
+            home = self.hashes[j] & self.mask
+            if (j > i and (home <= i or home > j)) or (j < i and home <= i and home > j):
+                self.slots[i], self.hashes[i] = self.slots[j], self.hashes[j]
+                self.slots[j] = -1
+                i = j
+
+
+cdef uint64_t op_hash(Context c, int32_t op, object attrs) except? 0:
+    cdef OpRec* o = OP(c, op)
+    cdef uint64_t h = <uint64_t>0xCBF29CE484222325
+    cdef int32_t i
+    h = step(h, <uint32_t>o.name)
+    for i in range(o.n_operands):
+        h = step(h, <uint32_t>USE(c, o.operands + i).value)
+    for i in range(o.n_results):
+        h = step(h, <uint32_t>VAL(c, o.results + i).type)
+    if attrs is not None:
+        h = step(h, <uint64_t>hash(frozenset((<dict>attrs).items())))
+    return h
+
+
+cdef bint same(Context c, int32_t a, int32_t b) except -1:
+    cdef OpRec* x = OP(c, a)
+    cdef OpRec* y = OP(c, b)
+    cdef int32_t i
+    if x.name != y.name or x.n_operands != y.n_operands or x.n_results != y.n_results:
+        return False
+    for i in range(x.n_operands):
+        if USE(c, x.operands + i).value != USE(c, y.operands + i).value:
+            return False
+    for i in range(x.n_results):
+        if VAL(c, x.results + i).type != VAL(c, y.results + i).type:
+            return False
+    return c.op_attrs.get(a) == c.op_attrs.get(b)
+
+
+cdef class _Cse:
+    cdef Context c
+    cdef Py_ssize_t erased
+
+    cdef int regions_of(self, int32_t op, _Table table) except -1:
+        cdef OpRec* o = OP(self.c, op)
+        cdef int32_t r, b, k
+        if o.n_regions == 0:
+            return 0
+        if self.c.names[o.name].traits & T_ISOLATED:
+            table = _Table()
+        for k in range(o.n_regions):
+            r = OP(self.c, op).regions + k
+            b = REG(self.c, r).first_block
+            while b >= 0:
+                self.block(b, table)
+                b = BLK(self.c, b).next
+        return 0
+
+    cdef int block(self, int32_t b, _Table table) except -1:
+        cdef Context c = self.c
+        cdef list scope = []            # (op, hash) inserted here, removed on leaving
+        cdef int32_t op = BLK(c, b).first_op, nxt, i, found
+        cdef OpRec* o
+        cdef uint32_t traits
+        cdef uint64_t h
+        cdef Py_ssize_t s
+        while op >= 0:
+            nxt = OP(c, op).next
+            self.regions_of(op, table)
+            o = OP(c, op)
+            traits = c.names[o.name].traits
+            if (traits & T_PURE and not traits & T_TERMINATOR and o.n_regions == 0
+                    and o.n_results > 0):
+                h = op_hash(c, op, c.op_attrs.get(op))
+                s = h & table.mask
+                found = -1
+                while table.slots[s] >= 0:
+                    if table.hashes[s] == h and same(c, table.slots[s], op):
+                        found = table.slots[s]
+                        break
+                    s = (s + 1) & table.mask
+                if found >= 0:
+                    for i in range(o.n_results):
+                        replace_all_uses(c, o.results + i, OP(c, found).results + i)
+                    erase_op(c, op, False)
+                    self.erased += 1
+                else:
+                    if (table.count + 1) * 2 > table.mask + 1:
+                        table.grow()
+                    table.put(op, h)
+                    table.count += 1
+                    scope.append((op, h))
+            op = nxt
+        for i in range(len(scope) - 1, -1, -1):
+            op, h = scope[i]
+            table.remove(op, h)
+            table.count -= 1
+        return 0
+
+
+def eliminate_common_subexpressions(Operation root not None):
+    """CSE below `root` (see the module docstring); returns the number of ops erased."""
+    cdef _Cse cse = _Cse()
+    cse.c = root.context
+    cse.regions_of(root.check(), _Table())
+    return cse.erased
