@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, TensorType,
                      parse, register_dialect, traits)
 from accy._core.context import count_ops
+from accy.passes.folding import BinaryFold
 
 # Targets at N = 100,000 on a 2-core machine (µs/op; bytes/op for memory).
 TARGETS = {"build": 1.5, "verify": 0.2, "walk (native)": 0.05, "walk (python)": 0.3,
@@ -29,9 +30,10 @@ TARGETS = {"build": 1.5, "verify": 0.2, "walk (native)": 0.05, "walk (python)": 
 
 register_dialect("bench", [
     OpDef("bench.add", operands=2, results=1,
-          traits=traits.PURE | traits.COMMUTATIVE | traits.SAME_OPERANDS_AND_RESULT_TYPE),
+          traits=traits.PURE | traits.COMMUTATIVE | traits.SAME_OPERANDS_AND_RESULT_TYPE,
+          fold=BinaryFold(np.add, right_identity=0, float_right_identity=-0.0)),
     OpDef("bench.constant", results=1, attributes={"value": (DenseAttr, True)},
-          traits=traits.PURE),
+          traits=traits.PURE | traits.CONSTANT),
 ])
 
 

@@ -1,8 +1,11 @@
 """Shared fixtures: a small `test` dialect (registered once per session) and IR builders."""
+import numpy as np
 import pytest
 
-from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, TensorType,
-                     VARIADIC, register_dialect, traits)
+from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, Operation,
+                     TensorType, VARIADIC, register_dialect, traits)
+from accy.passes.folding import BinaryFold
+from accy.passes.rewrite import Pattern
 
 F32 = TensorType("f32", (4,))
 I32 = TensorType("i32", (4,))
@@ -13,6 +16,38 @@ def _infer_constant(operand_types, attributes):
     return (value.type,)
 
 
+def _divide(x, y):
+    """test.div: integers divide rounding toward zero (as C does), floats as IEEE division."""
+    if x.dtype.kind in "iu":
+        q = np.abs(x) // np.abs(y)          # y has no zero: the fold refuses integer x / 0
+        return np.where((x < 0) != (y < 0), -q, q)
+    return x / y
+
+
+# Exact folds (see accy.passes.folding): int x+0 -> x, float x+(-0.0) -> x (not x+0.0);
+# x-0 -> x for both (x - (+0.0) is x even for x = -0.0); x*1 -> x; int x*0 -> 0; int x-x -> 0;
+# x/1 -> x; integer division by a zero element is never folded.
+ADD_FOLD = BinaryFold(np.add, right_identity=0, float_right_identity=-0.0,
+                      left_identity=0, float_left_identity=-0.0)
+SUB_FOLD = BinaryFold(np.subtract, right_identity=0, float_right_identity=0.0, int_self=0)
+MUL_FOLD = BinaryFold(np.multiply, right_identity=1, float_right_identity=1.0,
+                      left_identity=1, float_left_identity=1.0, int_absorbing=0)
+DIV_FOLD = BinaryFold(_divide, right_identity=1, float_right_identity=1.0, divides=True)
+
+
+def _neg_neg(op, rewriter):
+    """test.neg(test.neg(x)) -> x"""
+    inner = op.operands[0].owner          # an Operation, or a Block for a block argument
+    if not isinstance(inner, Operation) or inner.name != "test.neg":
+        return False
+    rewriter.replace_op(op, [inner.operands[0]])
+    return True
+
+
+NEG_NEG = Pattern(_neg_neg, "test.neg")
+_ARITH = traits.PURE | traits.SAME_OPERANDS_AND_RESULT_TYPE
+
+
 def _verify_positive(op):
     if op.attributes["n"] <= 0:
         return f"needs n > 0, got {op.attributes['n']}"
@@ -20,12 +55,18 @@ def _verify_positive(op):
 
 
 TEST_ROWS = [
-    # pure binary op; result type inferred from the first operand
-    OpDef("test.add", operands=2, results=1,
-          traits=traits.PURE | traits.SAME_OPERANDS_AND_RESULT_TYPE),
-    # a constant with a required dense `value`; result type inferred from it
+    # pure commutative binary op with an exact fold; result type inferred from the first operand
+    OpDef("test.add", operands=2, results=1, traits=_ARITH | traits.COMMUTATIVE, fold=ADD_FOLD),
+    # the dialect's one CONSTANT op (what folds materialize), with a required dense `value`;
+    # result type inferred from it
     OpDef("test.constant", results=1, attributes={"value": (DenseAttr, True)},
-          traits=traits.PURE, infer=_infer_constant),
+          traits=traits.PURE | traits.CONSTANT, infer=_infer_constant),
+    # more arithmetic with exact folds: a - b, a * b (commutative), a / b (toward zero)
+    OpDef("test.sub", operands=2, results=1, traits=_ARITH, fold=SUB_FOLD),
+    OpDef("test.mul", operands=2, results=1, traits=_ARITH | traits.COMMUTATIVE, fold=MUL_FOLD),
+    OpDef("test.div", operands=2, results=1, traits=_ARITH, fold=DIV_FOLD),
+    # unary, no fold, one canonicalization pattern: neg(neg(x)) -> x
+    OpDef("test.neg", operands=1, results=1, traits=_ARITH, canonicalize=(NEG_NEG,)),
     # an op with a required int attribute checked by its own verify function
     OpDef("test.count", attributes={"n": (int, True)}, verify=_verify_positive),
     # a terminator with any number of operands

@@ -140,6 +140,9 @@ cdef class PatternRewriter:
 
     def create(self, str name, operands=(), result_types=None, attributes=None, regions=None):
         """Create an op before the op being rewritten."""
+        if self.current < 0 or OP(self.c, self.current).name < 0:
+            raise RewriteError("the rewriter is not at an op (was it erased already?)")
+        self.builder.before_op(op_handle(self.c, self.current))
         op = self.builder.create(name, operands, result_types, attributes, regions)
         self.push((<Operation>op).check())
         self.created += 1
@@ -225,10 +228,11 @@ cdef class PatternRewriter:
 cdef class _Handlers:
     """What the driver may call for one op name: its fold and its patterns, best first."""
     cdef object fold
+    cdef bint constants_only        # call the fold only if an operand is a constant or repeats
     cdef tuple patterns
 
 
-cdef _Handlers handlers_for(Context c, int32_t nid, dict extra, bint fold):
+cdef object handlers_for(Context c, int32_t nid, dict extra, bint fold):
     row = c.op_defs[nid]
     pats = list(row.canonicalize) if row is not None else []
     pats.extend(extra.get(c.op_names[nid], ()))
@@ -236,8 +240,34 @@ cdef _Handlers handlers_for(Context c, int32_t nid, dict extra, bint fold):
     pats.sort(key=lambda p: -getattr(p, "benefit", 1))        # stable: ties keep their order
     cdef _Handlers h = _Handlers()
     h.fold = row.fold if fold and row is not None else None
+    h.constants_only = getattr(h.fold, "constants_only", False)
     h.patterns = tuple(pats)
     return h if (h.fold is not None or h.patterns) else None
+
+
+cdef bint fold_may_apply(Context c, OpRec* o) noexcept:
+    """Some operand is defined by a constant, or two operands are the same value."""
+    cdef int32_t i, j, v
+    for i in range(o.n_operands):
+        v = USE(c, o.operands + i).value
+        if is_constant(c, v):
+            return True
+        for j in range(i):
+            if USE(c, o.operands + j).value == v:
+                return True
+    return False
+
+
+cdef bint unchanged_since(Context c, OpRec* o, uint64_t when) noexcept:
+    """Neither the op nor an op defining one of its operands changed after clock `when`."""
+    cdef int32_t i, d
+    if o.epoch > when:
+        return False
+    for i in range(o.n_operands):
+        d = defining_op(c, USE(c, o.operands + i).value)
+        if d >= 0 and OP(c, d).epoch > when:
+            return False
+    return True
 
 
 def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=True,
@@ -245,7 +275,11 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
     """Rewrite the ops below `root` to a fixed point with the ops' folds, their `canonicalize`
     patterns and `patterns` (callables `fn(op, rewriter) -> bool` with an optional `root` op
     name, None for any op, and `benefit`). Returns a dict: changed, converged, iterations,
-    erased, folded, rewritten, created."""
+    erased, folded, rewritten, created.
+
+    A fold depends only on its op and the constants defining its operands, so after the first
+    sweep an op with no patterns is only folded again if it or one of those ops changed.
+    """
     cdef Context c = root.context
     cdef int32_t r = root.check(), op, nid, i, n, lhs, rhs
     cdef PatternRewriter rw = PatternRewriter(root)
@@ -256,68 +290,91 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
     cdef _Handlers h
     cdef OpRec* o
     cdef uint64_t clock
+    cdef uint64_t* seen = NULL          # op id -> clock after it was last folded (0: never)
+    cdef uint64_t* grown
+    cdef Py_ssize_t seen_cap = 0
     cdef bint changed = False, sweep_changed = True
     cdef int iterations = 0
     unset = object()
-    while sweep_changed and iterations < max_iterations:
-        iterations += 1
-        sweep_changed = False
-        rw.n_work = 0
-        op = walk_first(c, r, False)
-        while op >= 0:
-            if op != r:
-                rw.push(op)
-            op = walk_next(c, r, op, False)
-        # the worklist is a stack: reverse the seed so that ops are visited in pre-order
-        n = rw.n_work
-        for i in range(n // 2):
-            rw.work[i], rw.work[n - 1 - i] = rw.work[n - 1 - i], rw.work[i]
-            rw.work_gen[i], rw.work_gen[n - 1 - i] = rw.work_gen[n - 1 - i], rw.work_gen[i]
-        while rw.n_work:
-            rw.n_work -= 1
-            op = rw.work[rw.n_work]
-            o = OP(c, op)
-            if o.name < 0 or o.gen != rw.work_gen[rw.n_work] or o.block < 0:
-                continue
-            if trivially_dead(c, op):
-                rw.erase(op)
-                sweep_changed = True
-                continue
-            if (o.n_operands == 2 and c.names[o.name].traits & T_COMMUTATIVE):
-                lhs, rhs = USE(c, o.operands).value, USE(c, o.operands + 1).value
-                if is_constant(c, lhs) and not is_constant(c, rhs):
-                    set_operand(c, op, 0, rhs)
-                    set_operand(c, op, 1, lhs)
+    try:
+        while sweep_changed and iterations < max_iterations:
+            iterations += 1
+            sweep_changed = False
+            rw.n_work = 0
+            op = walk_first(c, r, False)
+            while op >= 0:
+                if op != r:
+                    rw.push(op)
+                op = walk_next(c, r, op, False)
+            # the worklist is a stack: reverse the seed so that ops are visited in pre-order
+            n = rw.n_work
+            for i in range(n // 2):
+                rw.work[i], rw.work[n - 1 - i] = rw.work[n - 1 - i], rw.work[i]
+                rw.work_gen[i], rw.work_gen[n - 1 - i] = rw.work_gen[n - 1 - i], rw.work_gen[i]
+            while rw.n_work:
+                rw.n_work -= 1
+                op = rw.work[rw.n_work]
+                o = OP(c, op)
+                if o.name < 0 or o.gen != rw.work_gen[rw.n_work] or o.block < 0:
+                    continue
+                if trivially_dead(c, op):
+                    rw.erase(op)
                     sweep_changed = True
-            nid = o.name
-            while len(table) <= nid:
-                table.append(unset)
-            hobj = table[nid]
-            if hobj is unset:
-                hobj = table[nid] = handlers_for(c, nid, extra, fold)
-            if hobj is None:
-                continue
-            h = <_Handlers>hobj
-            handle = op_handle(c, op)
-            rw.builder.before_op(handle)
-            rw.current = op
-            if h.fold is not None and try_fold(c, rw, op, handle, h.fold):
-                sweep_changed = True
-                continue
-            for p in h.patterns:
-                clock = c.clock
-                done = p(handle, rw)
-                if done and c.clock == clock:
-                    raise RewriteError(f"pattern {_name(p)} reported a change on "
-                                       f"'{c.op_names[nid]}' but changed nothing")
-                if not done and c.clock != clock:
-                    raise RewriteError(f"pattern {_name(p)} changed the IR of "
-                                       f"'{c.op_names[nid]}' but reported no change")
-                if done:
-                    rw.rewritten += 1
-                    sweep_changed = True
-                    break
-        changed = changed or sweep_changed
+                    continue
+                if o.n_operands == 2 and c.names[o.name].traits & T_COMMUTATIVE:
+                    lhs, rhs = USE(c, o.operands).value, USE(c, o.operands + 1).value
+                    if is_constant(c, lhs) and not is_constant(c, rhs):
+                        set_operand(c, op, 0, rhs)
+                        set_operand(c, op, 1, lhs)
+                        sweep_changed = True
+                nid = o.name
+                while len(table) <= nid:
+                    table.append(unset)
+                hobj = table[nid]
+                if hobj is unset:
+                    hobj = table[nid] = handlers_for(c, nid, extra, fold)
+                if hobj is None:
+                    continue
+                h = <_Handlers>hobj
+                if not h.patterns and iterations > 1 and op < seen_cap and \
+                        unchanged_since(c, o, seen[op]):
+                    continue
+                handle = None
+                if h.fold is not None and (not h.constants_only or fold_may_apply(c, o)):
+                    handle = op_handle(c, op)
+                    rw.current = op
+                    if try_fold(c, rw, op, handle, h.fold):
+                        sweep_changed = True
+                        continue
+                if not h.patterns:
+                    if op >= seen_cap:
+                        n = max(c.ops.top, 2 * seen_cap)
+                        grown = <uint64_t*>PyMem_Realloc(seen, n * sizeof(uint64_t))
+                        if not grown:
+                            raise MemoryError()
+                        memset(grown + seen_cap, 0, (n - seen_cap) * sizeof(uint64_t))
+                        seen, seen_cap = grown, n
+                    seen[op] = c.clock
+                    continue
+                if handle is None:
+                    handle = op_handle(c, op)
+                    rw.current = op
+                for p in h.patterns:
+                    clock = c.clock
+                    done = p(handle, rw)
+                    if done and c.clock == clock:
+                        raise RewriteError(f"pattern {_name(p)} reported a change on "
+                                           f"'{c.op_names[nid]}' but changed nothing")
+                    if not done and c.clock != clock:
+                        raise RewriteError(f"pattern {_name(p)} changed the IR of "
+                                           f"'{c.op_names[nid]}' but reported no change")
+                    if done:
+                        rw.rewritten += 1
+                        sweep_changed = True
+                        break
+            changed = changed or sweep_changed
+    finally:
+        PyMem_Free(seen)
     return {"changed": changed, "converged": not sweep_changed, "iterations": iterations,
             "erased": rw.erased, "folded": rw.folded, "rewritten": rw.rewritten,
             "created": rw.created}

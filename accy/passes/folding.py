@@ -9,6 +9,7 @@ Exact means the folded IR computes bit-for-bit what the original does, for every
 by zero, which is left for the program to do.
 """
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -16,23 +17,26 @@ from accy._core.attributes import DenseAttr
 from accy._core.types import FLOAT_DTYPES, INT_DTYPES, numpy_dtype
 
 
-def splat(attr):
-    """The one value of every element of dense `attr` (a numpy scalar), or None."""
+@lru_cache(maxsize=4096)
+def splat_bits(attr):
+    """The bytes of the one value of every element of dense `attr`, or None (cached: attributes
+    are immutable)."""
     if not isinstance(attr, DenseAttr) or attr.array.size == 0:
         return None
-    flat = attr.array.reshape(-1)
-    first = flat[0]
-    same = flat.view(np.uint8).reshape(flat.size, -1)
-    return first if (same == same[0]).all() else None
+    raw = attr.array.reshape(-1).view(np.uint8).reshape(attr.array.size, -1)
+    return raw[0].tobytes() if (raw == raw[0]).all() else None
 
 
 def is_splat_of(attr, value):
     """Whether every element of `attr` is `value`, bit for bit (so -0.0 is not 0.0)."""
-    x = splat(attr)
-    if x is None:
-        return False
-    want = np.asarray(value, dtype=x.dtype)
-    return x.tobytes() == want.tobytes()
+    bits = splat_bits(attr)
+    return bits is not None and bits == np.asarray(value, attr.array.dtype).tobytes()
+
+
+def _bits_by_dtype(value, dtypes):
+    if value is None:
+        return {}
+    return {d: np.asarray(value, numpy_dtype(d)).tobytes() for d in dtypes}
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class BinaryFold:
     compute: numpy function of two arrays (both constants -> a constant).
     right_identity / float_right_identity: b whose value makes r = a, for integers / floats.
     left_identity / float_left_identity: the same for a.
-    int_absorbing: b (or a, if commutative) that makes r = that constant, integers only.
+    int_absorbing: b (or a) that makes r = that constant, integers only.
     int_self: the constant r when a is b (x - x = 0), integers only; `self_is_identity`: r = a.
     divides: refuse to fold integer constants with a zero divisor.
     """
@@ -55,34 +59,47 @@ class BinaryFold:
     int_self: object = None
     self_is_identity: bool = False
     divides: bool = False
+    constants_only = True       # the driver calls it only with a constant or repeated operand
+
+    def __post_init__(self):
+        ints, floats = sorted(INT_DTYPES), sorted(FLOAT_DTYPES)
+        table = {}
+        for name, value, dtypes in (("right", self.right_identity, ints),
+                                    ("right", self.float_right_identity, floats),
+                                    ("left", self.left_identity, ints),
+                                    ("left", self.float_left_identity, floats),
+                                    ("absorbing", self.int_absorbing, ints)):
+            table.setdefault(name, {}).update(_bits_by_dtype(value, dtypes))
+        object.__setattr__(self, "_bits", table)
 
     def __call__(self, op, constants):
-        a, b = op.operands
         ca, cb = constants
         dtype = op.result.type.dtype
-        is_float = dtype in FLOAT_DTYPES
-        is_int = dtype in INT_DTYPES
         if ca is not None and cb is not None:
             x, y = ca.array, cb.array
-            if self.divides and is_int and not y.all():
+            if self.divides and dtype in INT_DTYPES and not y.all():
                 return None
             with np.errstate(all="ignore"):
                 out = np.asarray(self.compute(x, y)).astype(x.dtype)
             return (DenseAttr(out, dtype),)
-        right = self.float_right_identity if is_float else self.right_identity if is_int else None
-        left = self.float_left_identity if is_float else self.left_identity if is_int else None
-        if right is not None and cb is not None and is_splat_of(cb, right):
-            return (a,)
-        if left is not None and ca is not None and is_splat_of(ca, left):
-            return (b,)
-        if is_int and self.int_absorbing is not None:
-            for c in (cb, ca):
-                if c is not None and is_splat_of(c, self.int_absorbing):
-                    return (c,)
+        bits = self._bits
+        if cb is not None and splat_bits(cb) is not None:
+            s = splat_bits(cb)
+            if s == bits["right"].get(dtype):
+                return (op.operands[0],)
+            if s == bits["absorbing"].get(dtype):
+                return (op.operands[1],)
+        if ca is not None and splat_bits(ca) is not None:
+            s = splat_bits(ca)
+            if s == bits["left"].get(dtype):
+                return (op.operands[1],)
+            if s == bits["absorbing"].get(dtype):
+                return (op.operands[0],)
+        a, b = op.operands
         if a == b:
             if self.self_is_identity:
                 return (a,)
-            if is_int and self.int_self is not None:
+            if self.int_self is not None and dtype in INT_DTYPES:
                 return (DenseAttr(np.full(op.result.type.shape, self.int_self,
-                                          dtype=numpy_dtype(dtype)), dtype),)
+                                          numpy_dtype(dtype)), dtype),)
         return None

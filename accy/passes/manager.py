@@ -150,7 +150,7 @@ class _Run:
         try:    # the IR may be anything now: nothing cached about it can be trusted
             self.cache.finish_pass(op, ()) if _alive(op) else self.cache.invalidate()
         except AccyError as e:
-            err.add_note(f"while dropping its analyses: {e}")
+            err.message += f"\n  (and while dropping its analyses: {e})"
         for ins in self.instruments:
             ins.on_failure(p, op, err)
         raise err
