@@ -23,6 +23,18 @@ def _read(path):
         return f.read()
 
 
+DEMO_PIPELINE = "canonicalize,func(cse),dce"
+
+
+def _fixed_point(module, pipeline):
+    """Run `pipeline` twice (verifying after each pass); the second run must change nothing."""
+    pm = PassManager(pipeline)
+    pm.run(module)
+    once = module.print()
+    pm.run(module)
+    return module.print() == once
+
+
 def demo():
     """Parse, verify, print, clone and re-parse the bundled example; exit 1 on any mismatch."""
     text = resources.files("accy.examples").joinpath("chain.mlir").read_text(encoding="utf-8")
@@ -42,6 +54,8 @@ def demo():
         "clone into a new Context prints the same": module.clone(ir.Context()).print() == pretty,
         "fingerprint is name-independent":
             ir.parse(generic, ir.Context()).fingerprint() == module.fingerprint(),
+        f"pipeline '{DEMO_PIPELINE}' keeps it valid and reaches a fixed point":
+            _fixed_point(module.clone(ir.Context()), DEMO_PIPELINE),
     }
     print(f"# op counts: {op_statistics(module)}")
     print(f"# fingerprint: {module.fingerprint()}")

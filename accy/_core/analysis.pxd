@@ -35,6 +35,7 @@ cdef class AnalysisCache:
     cdef int32_t n_leases, next_lease
     cdef list transients        # values the budget could not hold: (lease, value, cleanup, desc)
     cdef public list instruments
+    cdef list pending           # (cleanup, value, descriptor) of dropped values, run by flush
     cdef list errors            # cleanup failures, raised once the cache is consistent again
     cdef readonly bint closed
 
@@ -55,7 +56,7 @@ cdef class AnalysisCache:
     cdef void use(self, int32_t idx, int32_t lease) noexcept
     cdef void drop(self, int32_t idx)
     cdef void run_cleanup(self, cleanup, value, desc)
-    cdef int raise_errors(self) except -1
+    cdef int flush(self) except -1
     cdef int32_t insert(self, int32_t op, uint32_t gen, uint64_t epoch, uint64_t aid, desc,
                         value, cleanup, int64_t nbytes, deps, int32_t lease) except -2
     cdef void record(self, int32_t idx)

@@ -71,6 +71,7 @@ cdef class AnalysisCache:
         self.mask = 15
         self.values, self.cleanups, self.descs, self.deps = [], [], [], []
         self.frames, self.transients, self.instruments, self.errors = [], [], [], []
+        self.pending = []
         self.next_lease = 1
         self.next_serial = 1
 
@@ -232,22 +233,26 @@ cdef class AnalysisCache:
         e.live = 0
         e.lru_next = self.free_head
         self.free_head = idx
-        value, cleanup, desc = self.values[idx], self.cleanups[idx], self.descs[idx]
+        if self.cleanups[idx] is not None:
+            self.pending.append((self.cleanups[idx], self.values[idx], self.descs[idx]))
         self.values[idx] = self.cleanups[idx] = self.descs[idx] = self.deps[idx] = None
-        self.run_cleanup(cleanup, value, desc)
 
     cdef void run_cleanup(self, cleanup, value, desc):
-        if cleanup is None:
-            return
-        try:
-            cleanup(value)
-        except Exception as e:
-            err = AnalysisError(f"cleanup of analysis '{desc.name}' failed: "
-                                f"{type(e).__name__}: {e}", analysis_name=desc.name)
-            err.__cause__ = e
-            self.errors.append(err)
+        if cleanup is not None:
+            self.pending.append((cleanup, value, desc))
 
-    cdef int raise_errors(self) except -1:
+    cdef int flush(self) except -1:
+        """Run the cleanups of what was dropped, once the cache is consistent (a cleanup may
+        use the cache), then raise the first cleanup failure as an AnalysisError."""
+        while self.pending:
+            cleanup, value, desc = self.pending.pop(0)
+            try:
+                cleanup(value)
+            except Exception as e:
+                err = AnalysisError(f"cleanup of analysis '{desc.name}' failed: "
+                                    f"{type(e).__name__}: {e}", analysis_name=desc.name)
+                err.__cause__ = e
+                self.errors.append(err)
         if self.errors:
             err = self.errors[0]
             self.errors.clear()
@@ -334,7 +339,7 @@ cdef class AnalysisCache:
                 return self.values[idx]
             self.recomputes += 1
             self.drop(idx)                      # replaced: the old value is cleaned up now
-            self.raise_errors()
+            self.flush()
         else:
             self.misses += 1
         return self.compute(op, o, aid, desc, compute, cleanup, scope)
@@ -352,24 +357,31 @@ cdef class AnalysisCache:
         f = _Frame()
         f.op, f.aid, f.mark, f.ops, f.keys = o, aid, self.next_serial, {}, set()
         self.frames.append(f)
-        for ins in self.instruments:
-            ins.before_analysis(desc, op)
+        started = False
         try:
+            for ins in self.instruments:
+                ins.before_analysis(desc, op)
+            started = True
             value = compute(op, scope)
         except BaseException as e:
             self.frames.pop(len(self.frames) - 1)
             self.discard_since(f.mark)
-            for ins in self.instruments:
-                ins.after_analysis(desc, op)
+            if started:
+                for ins in self.instruments:
+                    ins.after_analysis(desc, op)
+            self.flush()
             if isinstance(e, AnalysisError) or not isinstance(e, Exception):
                 raise
             raise AnalysisError(f"analysis '{desc.name}' failed on {op.name}"
                                 f"{_in_pass(scope.pass_name)}: {type(e).__name__}: {e}",
                                 scope.pass_name, desc.name) from e
         self.frames.pop(len(self.frames) - 1)
-        for ins in self.instruments:
-            ins.after_analysis(desc, op)
         try:
+            for ins in self.instruments:
+                ins.after_analysis(desc, op)
+            if self.closed:
+                raise AnalysisError(f"the analysis cache was closed while analysis "
+                                    f"'{desc.name}' was being computed")
             if not op_unchanged(c, o, gen, epoch):
                 raise AnalysisError(f"analysis '{desc.name}' changed the IR of the op it "
                                     f"analyses{_in_pass(scope.pass_name)}; analyses must only "
@@ -378,6 +390,7 @@ cdef class AnalysisCache:
         except BaseException:
             self.discard_since(f.mark)
             self.run_cleanup(cleanup, value, desc)
+            self.flush()
             raise
         deps = None
         if f.ops:
@@ -394,7 +407,7 @@ cdef class AnalysisCache:
             parent.keys.add((o, aid))
             if deps is not None:
                 merge(parent, deps)
-        self.raise_errors()
+        self.flush()
         return value
 
     cdef void discard_since(self, uint64_t mark):
@@ -450,7 +463,7 @@ cdef class AnalysisCache:
             else:
                 keep.append(t)
         self.transients = keep
-        self.raise_errors()
+        self.flush()
 
     def finish_pass(self, Operation root not None, preserved):
         """Invalidate, after a pass on `root`, every entry on `root` or below whose analysis is
@@ -474,7 +487,7 @@ cdef class AnalysisCache:
             if gone:
                 self.drop(k)
                 self.invalidations += 1
-        self.raise_errors()
+        self.flush()
 
     cdef bint below(self, int32_t op, int32_t root) noexcept:
         """Whether `op` is `root` or nested in it (an erased op counts: its entries are dead)."""
@@ -504,7 +517,7 @@ cdef class AnalysisCache:
                     and not dropped.isdisjoint((<tuple>self.deps[k])[1])):
                 self.drop(k)
                 self.invalidations += 1
-        self.raise_errors()
+        self.flush()
 
     def close(self):
         """Clean up every value (as a Context teardown does); the cache cannot be used after."""
@@ -518,7 +531,7 @@ cdef class AnalysisCache:
         for t in self.transients:
             self.run_cleanup(t[3], t[2], t[4])
         self.transients = []
-        self.raise_errors()
+        self.flush()
 
     def statistics(self):
         """Counters: hits, misses, recomputes (stale entries found), evictions, invalidations,

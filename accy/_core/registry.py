@@ -42,7 +42,10 @@ class OpDef:
     verify(op) -> None or an error message (for checks the traits cannot express).
     fold(op, constants) -> None (no fold) or one replacement per result: a Value, or an
         attribute that the dialect's CONSTANT op materializes. `constants` holds, per operand,
-        the `value` attribute of the CONSTANT op defining it, or None. Folds must be exact.
+        the `value` attribute of the CONSTANT op defining it, or None. Folds must be exact and
+        depend only on the op and those constants (the driver does not call a fold again on
+        an op when neither changed). A fold with `constants_only = True` is only called when
+        an operand is a constant or two operands are the same value.
     canonicalize: patterns `fn(op, rewriter) -> bool` that `canonicalize` applies to this op.
     """
     name: str

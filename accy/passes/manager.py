@@ -94,6 +94,9 @@ class _Run:
                     if child.name == nest.op_name]
         preserved = True
         for child in children:
+            if not _alive(child):
+                raise PassError(f"a pass of the nested pipeline '{nest.text()}' erased a "
+                                f"'{nest.op_name}' op it had not reached yet", "", op.name)
             preserved = _intersect(preserved, self.items(nest.items, child))
         # as the adaptor pass it is, the nest invalidates what its passes did not all preserve
         self.cache.finish_pass(op, preserved)
