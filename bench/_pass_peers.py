@@ -57,6 +57,8 @@ JAX IR context, with P one of
   `count_ops` walks with a Python callback per op (a check, not a timed path).
 """
 
+from _ir_peers import MlirWorkload
+
 VARIANTS = ("f32", "i32", "dup", "dead")
 PASSES = ("canonicalize", "cse", "dce")
 
@@ -168,14 +170,4 @@ class MlirPasses:
             self.pms[pass_name].run(m.operation)
 
     def count_ops(self, m):
-        n = 0
-        advance = self.ir.WalkResult.ADVANCE
-
-        def visit(_):
-            nonlocal n
-            n += 1
-            return advance
-
-        with self.loc:
-            m.operation.walk(visit)
-        return n
+        return MlirWorkload.walk(self, m)       # needs only self.ir and self.loc

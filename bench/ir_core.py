@@ -37,6 +37,19 @@ register_dialect("bench", [
 ])
 
 
+def chain_function(t, context=None):
+    """A module holding `builtin.func @chain(t, t) -> t` with an entry block; returns the module,
+    a builder at the end of that block, and the block's two arguments."""
+    ctx = context or Context()
+    m = Module.create(ctx)
+    b = Builder(ctx).at_end(m.body)
+    f = b.create("builtin.func", attributes={
+        "sym_name": "chain", "function_type": FunctionType([t, t], [t])})
+    block = f.regions[0].add_block([t, t])
+    b.at_end(block)
+    return m, b, block.arguments
+
+
 class AccyWorkload:
     name = "accy"
 
@@ -44,15 +57,8 @@ class AccyWorkload:
         self.t = TensorType("f32", (4,))
 
     def build(self, n, dead=False, context=None):
-        ctx = context or Context()
         t = self.t
-        m = Module.create(ctx)
-        b = Builder(ctx).at_end(m.body)
-        f = b.create("builtin.func", attributes={
-            "sym_name": "chain", "function_type": FunctionType([t, t], [t])})
-        block = f.regions[0].add_block([t, t])
-        b.at_end(block)
-        a0, a1 = block.arguments
+        m, b, (a0, a1) = chain_function(t, context)
         zero = b.create("bench.constant", (), (t,),
                         attributes={"value": DenseAttr(np.zeros(4, np.float32))}).result
         create = b.create
@@ -180,6 +186,15 @@ def peers():
     return found
 
 
+def print_table(title, head, rows):
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+    print(f"\n{title}")
+    print(" | ".join(h.ljust(w) for h, w in zip(head, widths)))
+    print("-|-".join("-" * w for w in widths))
+    for r in rows:
+        print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
 def fmt(x):
     if x is None:
         return "-"
@@ -212,12 +227,7 @@ def main():
                 row.append("-" if target is None else
                            f"<= {target} {'ok' if a <= target else 'MISSED'}")
             rows.append(row)
-        widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
-        print(f"\nN = {n:,}")
-        print(" | ".join(h.ljust(w) for h, w in zip(head, widths)))
-        print("-|-".join("-" * w for w in widths))
-        for r in rows:
-            print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+        print_table(f"N = {n:,}", head, rows)
 
 
 if __name__ == "__main__":

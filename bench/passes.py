@@ -21,11 +21,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from accy.ir import Builder, Context, DenseAttr, FunctionType, Module, TensorType
+from accy.ir import Context, DenseAttr, Module, TensorType
 from accy._core.analysis import AnalysisCache, hit_loop
 from accy._core.context import count_ops
 from accy.passes import AnalysisDescriptor, PassManager
-from ir_core import best_of, fmt  # also registers the `bench` dialect
+from ir_core import best_of, chain_function, fmt, print_table  # registers `bench` ops
 
 import numpy as np
 
@@ -43,16 +43,9 @@ class AccyPasses:
                                                                         "dce")}
 
     def build(self, n, variant="f32"):
-        ctx = Context()
         t = TensorType("i32" if variant == "i32" else "f32", (4,))
-        m = Module.create(ctx)
-        b = Builder(ctx).at_end(m.body)
-        f = b.create("builtin.func", attributes={
-            "sym_name": "chain", "function_type": FunctionType([t, t], [t])})
-        block = f.regions[0].add_block([t, t])
-        b.at_end(block)
+        m, b, (x, a1) = chain_function(t)
         create = b.create
-        x, a1 = block.arguments
         if variant == "dup":
             for _ in range(n // 3):
                 p = create("bench.add", (x, a1), (t,)).result
@@ -144,12 +137,7 @@ def main():
         row.append("-" if target is None else f"<= {target} {'ok' if a <= target else 'MISSED'}")
         row.append(note)
         table.append(row)
-    widths = [max(len(str(r[i])) for r in table + [head]) for i in range(len(head))]
-    print(f"\nN = {n:,}")
-    print(" | ".join(h.ljust(w) for h, w in zip(head, widths)))
-    print("-|-".join("-" * w for w in widths))
-    for r in table:
-        print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+    print_table(f"N = {n:,}", head, table)
 
 
 if __name__ == "__main__":

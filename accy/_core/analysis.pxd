@@ -2,6 +2,7 @@
 # stale (op epochs), bounded by a budget (LRU eviction), cleaned up exactly once.
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from accy._core.context cimport Context, Operation
+from accy._core.idtable cimport IdTable
 
 ctypedef struct EntryRec:
     uint64_t aid                # the analysis's stable id
@@ -22,8 +23,7 @@ cdef class AnalysisCache:
     cdef readonly Context context
     cdef EntryRec* entries
     cdef int32_t cap, top, free_head
-    cdef int32_t* table         # open addressing, linear probing: entry index or -1
-    cdef Py_ssize_t mask
+    cdef IdTable table          # (op, analysis) -> entry index
     cdef list values, cleanups, descs, deps
     cdef int32_t lru_head, lru_tail
     cdef readonly Py_ssize_t entries_held, max_entries
@@ -45,9 +45,6 @@ cdef class AnalysisCache:
     cdef object value_at(self, int32_t index)
 
     cdef int32_t find(self, int32_t op, uint64_t aid) noexcept
-    cdef void table_put(self, int32_t idx) noexcept
-    cdef void table_remove(self, int32_t idx) noexcept
-    cdef int grow_table(self) except -1
     cdef int32_t alloc_entry(self) except -1
     cdef void lru_unlink(self, int32_t idx) noexcept
     cdef void lru_push(self, int32_t idx) noexcept

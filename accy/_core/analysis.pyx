@@ -22,6 +22,7 @@ import sys
 
 from accy.errors import AnalysisError
 from accy._core.context cimport Context, Operation, OpRec, OP, parent_op, op_handle
+from accy._core.idtable cimport idtable_init, idtable_free, idtable_put, idtable_remove
 
 cdef enum:
     MAX_LEASES = 64
@@ -64,11 +65,7 @@ cdef class AnalysisCache:
         self.context = context
         self.free_head = -1
         self.lru_head = self.lru_tail = -1
-        self.table = <int32_t*>PyMem_Malloc(16 * sizeof(int32_t))
-        if not self.table:
-            raise MemoryError()
-        memset(self.table, 0xFF, 16 * sizeof(int32_t))
-        self.mask = 15
+        idtable_init(&self.table, 16)
         self.values, self.cleanups, self.descs, self.deps = [], [], [], []
         self.frames, self.transients, self.instruments, self.errors = [], [], [], []
         self.pending = []
@@ -82,7 +79,7 @@ cdef class AnalysisCache:
 
     def __dealloc__(self):
         PyMem_Free(self.entries)
-        PyMem_Free(self.table)
+        idtable_free(&self.table)
 
     def __del__(self):
         if not self.closed:
@@ -98,54 +95,15 @@ cdef class AnalysisCache:
     # ---- storage -------------------------------------------------------------------------------
 
     cdef int32_t find(self, int32_t op, uint64_t aid) noexcept:
-        cdef Py_ssize_t i = mix(op, aid) & self.mask
+        cdef uint64_t h = mix(op, aid)
+        cdef Py_ssize_t i = h & self.table.mask
         cdef int32_t k
-        while True:
-            k = self.table[i]
-            if k < 0:
-                return -1
-            if self.entries[k].op == op and self.entries[k].aid == aid:
+        while self.table.slots[i] >= 0:
+            k = self.table.slots[i]
+            if self.table.hashes[i] == h and self.entries[k].op == op and self.entries[k].aid == aid:
                 return k
-            i = (i + 1) & self.mask
-
-    cdef void table_put(self, int32_t idx) noexcept:
-        cdef Py_ssize_t i = mix(self.entries[idx].op, self.entries[idx].aid) & self.mask
-        while self.table[i] >= 0:
-            i = (i + 1) & self.mask
-        self.table[i] = idx
-
-    cdef void table_remove(self, int32_t idx) noexcept:
-        """Remove by backward shifting, so that probe chains stay unbroken without tombstones."""
-        cdef Py_ssize_t i = mix(self.entries[idx].op, self.entries[idx].aid) & self.mask
-        cdef Py_ssize_t j, home
-        while self.table[i] != idx:
-            i = (i + 1) & self.mask
-        self.table[i] = -1
-        j = i
-        while True:
-            j = (j + 1) & self.mask
-            if self.table[j] < 0:
-                return
-            home = mix(self.entries[self.table[j]].op, self.entries[self.table[j]].aid) & self.mask
-            # the entry at j may move to the hole at i unless its home lies cyclically in (i, j]
-            if (j > i and (home <= i or home > j)) or (j < i and home <= i and home > j):
-                self.table[i] = self.table[j]
-                self.table[j] = -1
-                i = j
-
-    cdef int grow_table(self) except -1:
-        cdef Py_ssize_t size = (self.mask + 1) * 2
-        cdef int32_t* t = <int32_t*>PyMem_Malloc(size * sizeof(int32_t))
-        if not t:
-            raise MemoryError()
-        memset(t, 0xFF, size * sizeof(int32_t))
-        PyMem_Free(self.table)
-        self.table, self.mask = t, size - 1
-        cdef int32_t k
-        for k in range(self.top):
-            if self.entries[k].live:
-                self.table_put(k)
-        return 0
+            i = (i + 1) & self.table.mask
+        return -1
 
     cdef int32_t alloc_entry(self) except -1:
         cdef int32_t idx, n
@@ -226,7 +184,7 @@ cdef class AnalysisCache:
     cdef void drop(self, int32_t idx):
         """Remove an entry, then run its cleanup (failures are kept for `raise_errors`)."""
         cdef EntryRec* e = &self.entries[idx]
-        self.table_remove(idx)
+        idtable_remove(&self.table, idx, mix(e.op, e.aid))
         self.lru_unlink(idx)
         self.entries_held -= 1
         self.bytes_held -= e.nbytes
@@ -275,8 +233,6 @@ cdef class AnalysisCache:
             cur = prev
         if self.entries_held + 1 > self.max_entries or self.bytes_held + nbytes > self.max_bytes:
             return -1
-        if (self.entries_held + 1) * 2 > self.mask + 1:
-            self.grow_table()
         idx = self.alloc_entry()
         cdef EntryRec* e = &self.entries[idx]
         e.op, e.gen, e.epoch, e.aid = op, gen, epoch, aid
@@ -286,7 +242,7 @@ cdef class AnalysisCache:
         e.nbytes, e.lease, e.live = nbytes, lease, 1
         self.values[idx], self.cleanups[idx], self.descs[idx] = value, cleanup, desc
         self.deps[idx] = deps
-        self.table_put(idx)
+        idtable_put(&self.table, idx, mix(op, aid))
         self.lru_push(idx)
         self.entries_held += 1
         self.bytes_held += nbytes

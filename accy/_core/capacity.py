@@ -1,5 +1,5 @@
 """`Capacity`: the memory limits an embedding host puts on a Context and its analysis cache."""
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, fields
 
 
 @dataclass(frozen=True)
@@ -22,4 +22,4 @@ class Capacity:
 
     def as_limits(self):
         """The limits as a plain dict (name -> int), for caches and child contexts."""
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}

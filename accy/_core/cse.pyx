@@ -6,12 +6,11 @@ op (not a terminator, no regions, at least one result) equal to one seen earlier
 in an enclosing block before it is replaced by that one and erased. Entering a block opens a
 scope (its entries leave with it); an op isolated from above starts from an empty table.
 """
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
-from libc.string cimport memset
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 cimport cython
 
 from accy._core import registry as _registry
+from accy._core.idtable cimport IdTable, idtable_init, idtable_free, idtable_put, idtable_remove
 from accy._core.context cimport (Context, Operation, OpRec, RegionRec, BlockRec, UseRec, OP,
                                  REG, BLK, USE, VAL, erase_op, replace_all_uses)
 
@@ -27,61 +26,14 @@ cdef inline uint64_t step(uint64_t h, uint64_t x) noexcept:
 
 @cython.final
 cdef class _Table:
-    """Open addressing with linear probing; slots hold op ids (-1: empty) and their hashes."""
-    cdef int32_t* slots
-    cdef uint64_t* hashes
-    cdef Py_ssize_t mask, count
+    """A scope chain's table: equal-op candidates by hash."""
+    cdef IdTable t
 
     def __cinit__(self):
-        self.alloc(64)
+        idtable_init(&self.t, 64)
 
     def __dealloc__(self):
-        PyMem_Free(self.slots)
-        PyMem_Free(self.hashes)
-
-    cdef int alloc(self, Py_ssize_t size) except -1:
-        self.slots = <int32_t*>PyMem_Malloc(size * sizeof(int32_t))
-        self.hashes = <uint64_t*>PyMem_Malloc(size * sizeof(uint64_t))
-        if not self.slots or not self.hashes:
-            raise MemoryError()
-        memset(self.slots, 0xFF, size * sizeof(int32_t))
-        self.mask = size - 1
-        return 0
-
-    cdef int grow(self) except -1:
-        cdef int32_t* old = self.slots
-        cdef uint64_t* old_h = self.hashes
-        cdef Py_ssize_t n = self.mask + 1, i
-        self.alloc(n * 2)
-        for i in range(n):
-            if old[i] >= 0:
-                self.put(old[i], old_h[i])
-        PyMem_Free(old)
-        PyMem_Free(old_h)
-        return 0
-
-    cdef void put(self, int32_t op, uint64_t h) noexcept:
-        cdef Py_ssize_t i = h & self.mask
-        while self.slots[i] >= 0:
-            i = (i + 1) & self.mask
-        self.slots[i] = op
-        self.hashes[i] = h
-
-    cdef void remove(self, int32_t op, uint64_t h) noexcept:
-        cdef Py_ssize_t i = h & self.mask, j, home
-        while self.slots[i] != op:
-            i = (i + 1) & self.mask
-        self.slots[i] = -1
-        j = i
-        while True:
-            j = (j + 1) & self.mask
-            if self.slots[j] < 0:
-                return
-            home = self.hashes[j] & self.mask
-            if (j > i and (home <= i or home > j)) or (j < i and home <= i and home > j):
-                self.slots[i], self.hashes[i] = self.slots[j], self.hashes[j]
-                self.slots[j] = -1
-                i = j
+        idtable_free(&self.t)
 
 
 cdef uint64_t op_hash(Context c, int32_t op, object attrs) except? 0:
@@ -148,29 +100,25 @@ cdef class _Cse:
             if (traits & T_PURE and not traits & T_TERMINATOR and o.n_regions == 0
                     and o.n_results > 0):
                 h = op_hash(c, op, c.op_attrs.get(op))
-                s = h & table.mask
+                s = h & table.t.mask
                 found = -1
-                while table.slots[s] >= 0:
-                    if table.hashes[s] == h and same(c, table.slots[s], op):
-                        found = table.slots[s]
+                while table.t.slots[s] >= 0:
+                    if table.t.hashes[s] == h and same(c, table.t.slots[s], op):
+                        found = table.t.slots[s]
                         break
-                    s = (s + 1) & table.mask
+                    s = (s + 1) & table.t.mask
                 if found >= 0:
                     for i in range(o.n_results):
                         replace_all_uses(c, o.results + i, OP(c, found).results + i)
                     erase_op(c, op, False)
                     self.erased += 1
                 else:
-                    if (table.count + 1) * 2 > table.mask + 1:
-                        table.grow()
-                    table.put(op, h)
-                    table.count += 1
+                    idtable_put(&table.t, op, h)
                     scope.append((op, h))
             op = nxt
         for i in range(len(scope) - 1, -1, -1):
             op, h = scope[i]
-            table.remove(op, h)
-            table.count -= 1
+            idtable_remove(&table.t, op, h)
         return 0
 
 

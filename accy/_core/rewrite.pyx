@@ -102,6 +102,35 @@ cdef class PatternRewriter:
         self.n_work += 1
         return 0
 
+    cdef int seed(self, int32_t root, bint preorder) except -1:
+        """Fill the worklist with every op below `root`, to be popped in pre-order (or in
+        reverse pre-order: the worklist is a stack)."""
+        cdef int32_t op = walk_first(self.c, root, False), i, n
+        self.n_work = 0
+        while op >= 0:
+            if op != root:
+                self.push(op)
+            op = walk_next(self.c, root, op, False)
+        if preorder:
+            n = self.n_work
+            for i in range(n // 2):
+                self.work[i], self.work[n - 1 - i] = self.work[n - 1 - i], self.work[i]
+                self.work_gen[i], self.work_gen[n - 1 - i] = (self.work_gen[n - 1 - i],
+                                                              self.work_gen[i])
+        return 0
+
+    cdef int32_t pop(self) noexcept:
+        """The next op of the worklist still alive and in the IR, or -1 when none is left."""
+        cdef int32_t op
+        cdef OpRec* o
+        while self.n_work:
+            self.n_work -= 1
+            op = self.work[self.n_work]
+            o = OP(self.c, op)
+            if o.name >= 0 and o.gen == self.work_gen[self.n_work] and o.block >= 0:
+                return op
+        return -1
+
     cdef int push_users(self, int32_t v) except -1:
         cdef int32_t u = VAL(self.c, v).first_use
         while u >= 0:
@@ -300,23 +329,12 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
         while sweep_changed and iterations < max_iterations:
             iterations += 1
             sweep_changed = False
-            rw.n_work = 0
-            op = walk_first(c, r, False)
-            while op >= 0:
-                if op != r:
-                    rw.push(op)
-                op = walk_next(c, r, op, False)
-            # the worklist is a stack: reverse the seed so that ops are visited in pre-order
-            n = rw.n_work
-            for i in range(n // 2):
-                rw.work[i], rw.work[n - 1 - i] = rw.work[n - 1 - i], rw.work[i]
-                rw.work_gen[i], rw.work_gen[n - 1 - i] = rw.work_gen[n - 1 - i], rw.work_gen[i]
-            while rw.n_work:
-                rw.n_work -= 1
-                op = rw.work[rw.n_work]
+            rw.seed(r, True)
+            while True:
+                op = rw.pop()
+                if op < 0:
+                    break
                 o = OP(c, op)
-                if o.name < 0 or o.gen != rw.work_gen[rw.n_work] or o.block < 0:
-                    continue
                 if trivially_dead(c, op):
                     rw.erase(op)
                     sweep_changed = True
@@ -429,18 +447,10 @@ def eliminate_dead_code(Operation root not None):
     cdef Context c = root.context
     cdef int32_t r = root.check(), op
     cdef PatternRewriter rw = PatternRewriter(root)
-    cdef OpRec* o
-    op = walk_first(c, r, False)
-    while op >= 0:                      # pre-order pushed, popped in reverse: users first
-        if op != r:
-            rw.push(op)
-        op = walk_next(c, r, op, False)
-    while rw.n_work:
-        rw.n_work -= 1
-        op = rw.work[rw.n_work]
-        o = OP(c, op)
-        if o.name < 0 or o.gen != rw.work_gen[rw.n_work] or o.block < 0:
-            continue
+    rw.seed(r, False)                   # popped in reverse pre-order: users first
+    op = rw.pop()
+    while op >= 0:
         if trivially_dead(c, op):
             rw.erase(op)
+        op = rw.pop()
     return rw.erased

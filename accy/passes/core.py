@@ -154,3 +154,15 @@ class PassContext(AnalysisScope):
 
     def fail(self, message):
         raise PassFailure(message)
+
+
+def erasing_pass(name, erase, description):
+    """A pass that runs `erase(op) -> count of ops erased`, counts them as the statistic
+    `erased`, and preserves every analysis when it erased nothing."""
+    def run(op, ctx):
+        erased = erase(op)
+        if erased:
+            ctx.statistics["erased"] += erased
+        else:
+            ctx.preserve_all_analyses()
+    return Pass(name, run, description)

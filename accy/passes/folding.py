@@ -82,19 +82,13 @@ class BinaryFold:
             with np.errstate(all="ignore"):
                 out = np.asarray(self.compute(x, y)).astype(x.dtype)
             return (DenseAttr(out, dtype),)
-        bits = self._bits
-        if cb is not None and splat_bits(cb) is not None:
-            s = splat_bits(cb)
-            if s == bits["right"].get(dtype):
-                return (op.operands[0],)
-            if s == bits["absorbing"].get(dtype):
-                return (op.operands[1],)
-        if ca is not None and splat_bits(ca) is not None:
-            s = splat_bits(ca)
-            if s == bits["left"].get(dtype):
-                return (op.operands[1],)
-            if s == bits["absorbing"].get(dtype):
-                return (op.operands[0],)
+        for const, identity, other in ((cb, "right", 0), (ca, "left", 1)):
+            s = splat_bits(const) if const is not None else None
+            if s is not None:
+                if s == self._bits[identity].get(dtype):
+                    return (op.operands[other],)
+                if s == self._bits["absorbing"].get(dtype):
+                    return (op.operands[1 - other],)
         a, b = op.operands
         if a == b:
             if self.self_is_identity:
