@@ -69,3 +69,13 @@ def test_ir_benchmark_runs_small():
     results = ir_core.measure(ir_core.AccyWorkload(), 200, 1)
     assert set(ir_core.TARGETS) <= set(results)
     assert all(v is None or v > 0 for v in results.values())
+
+
+def test_pass_benchmark_runs_small():
+    """bench/passes.py end to end at a tiny size without peers: every case runs and prints."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "passes.py"), "--n", "300",
+                        "--repeats", "1", "--no-peers"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    assert r.returncode == 0, r.stderr
+    for case in ("canonicalize (i32)", "cse (dup)", "dce (dead)", "cache hit (Cython)"):
+        assert case in r.stdout

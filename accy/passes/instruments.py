@@ -51,6 +51,7 @@ class Timing(Instrument):
         self.root = _Node("Total")
         self.stack = [(self.root, time.perf_counter())]
         self.statistics = {}
+        self.cache_before = cache.statistics()
 
     def _enter(self, name):
         self.stack.append((self.stack[-1][0].child(name), time.perf_counter()))
@@ -102,6 +103,8 @@ class Timing(Instrument):
         emit(self.root, 0)
         lines.append(f"  {self.root.seconds:8.4f} (100.0%)  Total")
         stats = cache.statistics()
+        for key in ("hits", "misses", "recomputes", "evictions", "invalidations", "uncached"):
+            stats[key] -= self.cache_before[key]        # this run's share of a reused cache
         lines += ["", "  Analysis cache: " + ", ".join(f"{v} {k}" for k, v in stats.items())]
         for name, counters in self.statistics.items():
             lines.append(f"  Statistics of {name}: "
