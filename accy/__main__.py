@@ -13,7 +13,7 @@ from accy import ir
 from accy._core.context import op_statistics
 from accy.errors import AccyError
 from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
-from accy.passes.instruments import read_reproducer
+from accy.passes.instruments import find_op, read_reproducer
 
 
 def _read(path):
@@ -67,15 +67,19 @@ def demo():
 
 def opt(args):
     text = _read(args.file)
-    pipeline, unregistered = args.pipeline, args.allow_unregistered
+    pipeline, unregistered, path = args.pipeline, args.allow_unregistered, ""
     if args.run_reproducer:
         try:
-            pipeline, unregistered = read_reproducer(text)
+            pipeline, unregistered, path = read_reproducer(text)
         except ValueError as e:
             raise AccyError(f"{args.file}: {e}") from None
     ctx = ir.Context(allow_unregistered=unregistered)
     module = ir.parse(text, ctx, verify=not args.no_verify)
     if pipeline:
+        try:
+            target = find_op(module, path)
+        except ValueError as e:
+            raise AccyError(f"{args.file}: {e}") from None
         instruments = []
         if args.timing:
             instruments.append(Timing())
@@ -84,7 +88,7 @@ def opt(args):
                                        generic=args.generic))
         if args.reproducer:
             instruments.append(CrashReproducer(args.reproducer))
-        PassManager(pipeline, instruments=instruments).run(module)
+        PassManager(pipeline, instruments=instruments).run(target)
     print(module.print(generic=args.generic))
     if args.stats:
         for name, count in op_statistics(module).items():
@@ -105,7 +109,8 @@ def main(argv=None):
                    help="accept ops that no dialect registers")
     p.add_argument("--stats", action="store_true", help="print op counts")
     p.add_argument("--fingerprint", action="store_true", help="print the structural hash")
-    p.add_argument("--pipeline", metavar="P",
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--pipeline", metavar="P",
                    help="pass pipeline, e.g. 'canonicalize{max-iterations=4},func(cse),dce'; passes: "
                         + ", ".join(registered_passes()))
     shown = p.add_mutually_exclusive_group()
@@ -117,7 +122,7 @@ def main(argv=None):
                    help="report pass and analysis times and cache counters (to stderr)")
     p.add_argument("--reproducer", metavar="PATH",
                    help="when a pass fails, write the pipeline and input IR to PATH")
-    p.add_argument("--run-reproducer", action="store_true",
+    source.add_argument("--run-reproducer", action="store_true",
                    help="FILE is a reproducer: run the pipeline written in it")
     args = parser.parse_args(argv)
     try:

@@ -119,10 +119,10 @@ def same_bits(a, b):
     return bool(np.array_equal(a, b))
 
 
-def random_program(rng, dtype, n_ops, shape=(4,), neg=True):
+def random_program(rng, dtype, n_ops, shape=(4,), neg=True, few_results=False):
     """A function with two arguments, random constants (splat specials among them) and
-    `n_ops` random arithmetic ops (test.neg, which has no fold, only if `neg`); returns the
-    last three values."""
+    `n_ops` random arithmetic ops (test.neg, which has no fold, only if `neg`); returns every
+    value it computes, or only the last three (`few_results`: most of it is dead)."""
     ctx = Context()
     t = TensorType(dtype, shape)
     module = Module.create(ctx)
@@ -130,24 +130,37 @@ def random_program(rng, dtype, n_ops, shape=(4,), neg=True):
     func = b.create("builtin.func", attributes={
         "sym_name": "f", "function_type": FunctionType((t, t), (t, t, t))})
     entry = b.create_block(func.regions[0], [t, t])
-    values = list(entry.arguments)
+    computed = list(entry.arguments)       # arguments and op results
+    constants = []
     kind = "float" if dtype.startswith(("f", "bf")) else "int"
+
+    def pick(pool, other, p):
+        pool = pool if pool and (rng.random() < p or not other) else other
+        return pool[rng.integers(len(pool))]
+
     for _ in range(n_ops):
         r = rng.random()
         if r < 0.3:
-            if rng.random() < 0.6:
+            if rng.random() < 0.7:
                 arr = np.full(shape, rng.choice(SPECIAL[kind]), dtype=numpy_dtype(dtype))
             else:
                 arr = _random_array(rng, dtype, shape)
-            values.append(b.create("test.constant",
-                                   attributes={"value": DenseAttr(arr, dtype)}).result)
+            constants.append(b.create("test.constant",
+                                      attributes={"value": DenseAttr(arr, dtype)}).result)
         elif r < 0.4 and neg:
-            values.append(b.create("test.neg", [values[rng.integers(len(values))]]).result)
+            computed.append(b.create("test.neg", [pick(computed, constants, 0.8)]).result)
         else:
+            # mostly a computed value with a constant (the identities), the constant on either
+            # side; sometimes two constants or two computed values
+            x, y = pick(computed, constants, 0.8), pick(constants, computed, 0.6)
+            if rng.random() < 0.3:
+                x, y = y, x
             name = BINARY[rng.integers(len(BINARY))]
-            x, y = (values[i] for i in rng.integers(len(values), size=2))
-            values.append(b.create(name, [x, y]).result)
-    b.create("builtin.return", values[-3:])
+            computed.append(b.create(name, [x, y]).result)
+    values = computed
+    returned = values[-3:] if few_results else values[2:]
+    func.set_attribute("function_type", FunctionType((t, t), (t,) * len(returned)))
+    b.create("builtin.return", returned)
     module.verify()
     return module, func
 
@@ -158,9 +171,9 @@ def test_random_programs_keep_their_meaning(dtype, seed):
     """canonicalize,cse,dce never changes what a program computes, bit for bit, on inputs full
     of the values that break inexact identities (-0.0, NaN, inf, overflow)."""
     rng = np.random.default_rng([seed, sum(map(ord, dtype))])
-    module, func = random_program(rng, dtype, n_ops=30)
-    inputs = [[_random_array(rng, dtype, (4,), specials=True) for _ in range(2)]
-              for _ in range(6)]
+    module, func = random_program(rng, dtype, n_ops=40, shape=(16,), few_results=seed % 2)
+    inputs = [[_random_array(rng, dtype, (16,), specials=True) for _ in range(2)]
+              for _ in range(8)]
     before = [interpret(func, args) for args in inputs]
     PassManager("canonicalize,cse,dce").run(module)
     module.verify()
@@ -204,3 +217,45 @@ def test_random_constant_expressions_fold_to_numpy(dtype, seed):
     for v, w in zip(list(func.regions[0].entry)[-1].operands, want):
         if v.owner.name == "test.constant":
             assert same_bits(v.owner.attributes["value"].array, w)
+
+
+@pytest.mark.parametrize("dtype", ["i32", "u8", "f32", "bf16"])
+def test_every_identity_with_a_special_constant_is_exact(dtype):
+    """Every binary op with every special splat constant on either side (and x op x) keeps
+    its value under canonicalize, on inputs with -0.0, NaN, inf and the integer extremes;
+    and exactly the exact identities fold."""
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    ctx = Context()
+    t = TensorType(dtype, (64,))
+    module = Module.create(ctx)
+    b = Builder(ctx).at_end(module.body)
+    func = b.create("builtin.func", attributes={
+        "sym_name": "f", "function_type": FunctionType((t,), ())})
+    (x,) = b.create_block(func.regions[0], [t]).arguments
+    kind = "float" if dtype.startswith(("f", "bf")) else "int"
+    returned, labels = [], []
+    for value in SPECIAL[kind]:
+        if dtype == "u8" and value < 0:
+            continue
+        arr = np.full((64,), value, dtype=numpy_dtype(dtype))
+        c = b.create("test.constant", attributes={"value": DenseAttr(arr, dtype)}).result
+        for name in BINARY:
+            returned += [b.create(name, [x, c]).result, b.create(name, [c, x]).result]
+            labels += [f"{name} x, {value!r}", f"{name} {value!r}, x"]
+    for name in BINARY:
+        returned.append(b.create(name, [x, x]).result)
+        labels.append(f"{name} x, x")
+    func.set_attribute("function_type", FunctionType((t,), (t,) * len(returned)))
+    b.create("builtin.return", returned)
+    module.verify()
+    inputs = [_random_array(rng, dtype, (64,), specials=True) for _ in range(4)]
+    before = [interpret(func, [arr]) for arr in inputs]
+    stats = PassManager("canonicalize").run(module)
+    module.verify()
+    # int: x+0, 0+x, x-0, x*0, 0*x, x*1, 1*x, x/1, x-x; float: x+(-0.0), (-0.0)+x, x-0.0, x*1,
+    # 1*x, x/1
+    assert stats["canonicalize"]["folded"] == (9 if kind == "int" else 6)
+    after = [interpret(func, [arr]) for arr in inputs]
+    for got, want in zip(after, before):
+        bad = [i for i, (g, w) in enumerate(zip(got, want)) if not same_bits(g, w)]
+        assert not bad, [labels[i] for i in bad]

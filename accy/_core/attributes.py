@@ -114,31 +114,44 @@ def _bits_to_array(bits, dtype):
     return np.array([bits], dtype=_uint_dtype(_FLOAT_BITS[dtype])).view(numpy_dtype(dtype))
 
 
+def attribute_key(value):
+    """A hashable key equal for two attributes exactly when they are the same attribute. Python
+    says True == 1 and (1,) == (True,); as attributes, a bool and an int differ."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if isinstance(value, tuple):
+        return ("tuple",) + tuple(attribute_key(x) for x in value)
+    return value        # str, Type and the attribute classes compare exactly already
+
+
 class DictAttr(_Frozen):
     """A dictionary attribute with string keys, kept sorted by key (as MLIR does)."""
-    __slots__ = ()
+    __slots__ = ("_items",)
 
     def __init__(self, items=(), _depth=0):
         items = dict(items)
         for k in items:
             check_text(k, "a dictionary attribute key")
-        self._init_key(tuple(sorted((k, check_attribute(v, _depth + 1))
-                                    for k, v in items.items())))
+        pairs = tuple(sorted((k, check_attribute(v, _depth + 1)) for k, v in items.items()))
+        object.__setattr__(self, "_items", pairs)
+        self._init_key(tuple((k, attribute_key(v)) for k, v in pairs))
 
     def items(self):
-        return self._key
+        return self._items
 
     def __getitem__(self, key):
-        for k, v in self._key:
+        for k, v in self._items:
             if k == key:
                 return v
         raise KeyError(key)
 
     def __len__(self):
-        return len(self._key)
+        return len(self._items)
 
     def __repr__(self):
-        return f"DictAttr({dict(self._key)!r})"
+        return f"DictAttr({dict(self._items)!r})"
 
 
 class DenseAttr(_Frozen):

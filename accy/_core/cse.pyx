@@ -10,6 +10,7 @@ from libc.stdint cimport int32_t, uint32_t, uint64_t
 cimport cython
 
 from accy._core import registry as _registry
+from accy._core.attributes import attribute_key
 from accy._core.idtable cimport IdTable, idtable_init, idtable_free, idtable_put, idtable_remove
 from accy._core.context cimport (Context, Operation, OpRec, RegionRec, BlockRec, UseRec, OP,
                                  REG, BLK, USE, VAL, erase_op, replace_all_uses)
@@ -46,8 +47,12 @@ cdef uint64_t op_hash(Context c, int32_t op, object attrs) except? 0:
     for i in range(o.n_results):
         h = step(h, <uint32_t>VAL(c, o.results + i).type)
     if attrs is not None:
-        h = step(h, <uint64_t>hash(frozenset((<dict>attrs).items())))
+        h = step(h, <uint64_t>hash(strict_attributes(attrs)))
     return h
+
+
+cdef frozenset strict_attributes(dict attrs):
+    return frozenset((k, attribute_key(v)) for k, v in attrs.items())
 
 
 cdef bint same(Context c, int32_t a, int32_t b) except -1:
@@ -62,7 +67,10 @@ cdef bint same(Context c, int32_t a, int32_t b) except -1:
     for i in range(x.n_results):
         if VAL(c, x.results + i).type != VAL(c, y.results + i).type:
             return False
-    return c.op_attrs.get(a) == c.op_attrs.get(b)
+    ax, bx = c.op_attrs.get(a), c.op_attrs.get(b)
+    if ax is None or bx is None:
+        return ax is bx
+    return ax is bx or strict_attributes(ax) == strict_attributes(bx)
 
 
 cdef class _Cse:

@@ -205,7 +205,6 @@ cdef class PatternRewriter:
         for i in range(len(values)):
             self.replace_value(OP(self.c, o).results + i, self.vid(values[i]))
         self.erase(o)
-        self.rewritten += 1
 
     def replace_op_with(self, Operation op not None, str name, operands=(), result_types=None,
                         attributes=None):
@@ -300,11 +299,14 @@ cdef bint unchanged_since(Context c, OpRec* o, uint64_t when) noexcept:
 
 
 def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=True,
-                            int max_iterations=10):
+                            int max_iterations=10, Py_ssize_t max_rewrites=-1):
     """Rewrite the ops below `root` to a fixed point with the ops' folds, their `canonicalize`
     patterns and `patterns` (callables `fn(op, rewriter) -> bool` with an optional `root` op
     name, None for any op, and `benefit`). Returns a dict: changed, converged, iterations,
     erased, folded, rewritten, created.
+
+    A sweep stops after `max_rewrites` changes (default: 16 per op it started with, plus 1024),
+    so that patterns that undo each other end as "not converged" instead of running forever.
 
     A fold depends only on its op and the constants defining its operands, so after the first
     sweep an op with no patterns is only folded again if it or one of those ops changed.
@@ -322,15 +324,21 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
     cdef uint64_t* seen = NULL          # op id -> clock after it was last folded (0: never)
     cdef uint64_t* grown
     cdef Py_ssize_t seen_cap = 0
-    cdef bint changed = False, sweep_changed = True
+    cdef bint changed = False, sweep_changed = True, stopped = False
     cdef int iterations = 0
+    cdef Py_ssize_t changes, limit
     unset = object()
     try:
         while sweep_changed and iterations < max_iterations:
             iterations += 1
             sweep_changed = False
             rw.seed(r, True)
+            limit = max_rewrites if max_rewrites >= 0 else 16 * rw.n_work + 1024
+            changes = 0
             while True:
+                if changes > limit:
+                    stopped = True
+                    break
                 op = rw.pop()
                 if op < 0:
                     break
@@ -338,6 +346,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                 if trivially_dead(c, op):
                     rw.erase(op)
                     sweep_changed = True
+                    changes += 1
                     continue
                 if o.n_operands == 2 and c.names[o.name].traits & T_COMMUTATIVE:
                     lhs, rhs = USE(c, o.operands).value, USE(c, o.operands + 1).value
@@ -345,6 +354,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                         set_operand(c, op, 0, rhs)
                         set_operand(c, op, 1, lhs)
                         sweep_changed = True
+                        changes += 1
                 nid = o.name
                 while len(table) <= nid:
                     table.append(unset)
@@ -363,6 +373,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                     rw.current = op
                     if try_fold(c, rw, op, handle, h.fold):
                         sweep_changed = True
+                        changes += 1
                         continue
                 if not h.patterns:
                     if op >= seen_cap:
@@ -389,8 +400,11 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                     if done:
                         rw.rewritten += 1
                         sweep_changed = True
+                        changes += 1
                         break
             changed = changed or sweep_changed
+            if stopped:
+                break
     finally:
         PyMem_Free(seen)
     return {"changed": changed, "converged": not sweep_changed, "iterations": iterations,

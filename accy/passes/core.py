@@ -48,11 +48,13 @@ class AnalysisDescriptor:
 
 @dataclass(frozen=True)
 class Option:
-    """A pass option: its name as written in pipelines (`max-iterations`), type, default, help."""
+    """A pass option: its name as written in pipelines (`max-iterations`), type, default, help,
+    and for numbers an optional minimum."""
     name: str
     type: type
     default: object
     help: str = ""
+    minimum: object = None
 
     def coerce(self, value):
         """`value` (a Python value, or pipeline text) as this option's type."""
@@ -63,15 +65,18 @@ class Option:
                     raise ValueError(f"option '{self.name}' takes true or false, got '{value}'")
                 return text in ("true", "1")
             try:
-                return self.type(text)
+                value = self.type(text)
             except ValueError:
                 raise ValueError(f"option '{self.name}' expects a value of type "
                                  f"{self.type.__name__}, got '{value}'") from None
-        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+        elif self.type is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if type(value) is not self.type:
             raise ValueError(f"option '{self.name}' expects a value of type "
                              f"{self.type.__name__}, got {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"option '{self.name}' must be at least {self.minimum}, "
+                             f"got {value!r}")
         return value
 
     def text(self, value):

@@ -7,6 +7,7 @@ import time
 
 REPRODUCER_TAG = "// accy-pipeline: "
 UNREGISTERED_TAG = "// accy-allow-unregistered: "
+OP_PATH_TAG = "// accy-run-on: "
 
 
 class Instrument:
@@ -26,15 +27,21 @@ class Instrument:
 
 
 class _Node:
-    __slots__ = ("name", "seconds", "children")
+    """A line of the timing report. Children are keyed by name and occurrence among the
+    children run on one op, so a pass that appears twice in a pipeline gets two lines, while
+    the runs of a nest over many ops add up in one."""
+    __slots__ = ("name", "seconds", "children", "seen", "op")
 
     def __init__(self, name):
-        self.name, self.seconds, self.children = name, 0.0, {}
+        self.name, self.seconds, self.children, self.seen, self.op = name, 0.0, {}, {}, None
 
-    def child(self, name):
-        node = self.children.get(name)
+    def child(self, name, op):
+        if op != self.op:
+            self.seen, self.op = {}, op
+        n = self.seen[name] = self.seen.get(name, 0) + 1
+        node = self.children.get((name, n))
         if node is None:
-            node = self.children[name] = _Node(name)
+            node = self.children[(name, n)] = _Node(name)
         return node
 
 
@@ -53,15 +60,15 @@ class Timing(Instrument):
         self.statistics = {}
         self.cache_before = cache.statistics()
 
-    def _enter(self, name):
-        self.stack.append((self.stack[-1][0].child(name), time.perf_counter()))
+    def _enter(self, name, op):
+        self.stack.append((self.stack[-1][0].child(name, op), time.perf_counter()))
 
     def _leave(self):
         node, t0 = self.stack.pop()
         node.seconds += time.perf_counter() - t0
 
     def before_pass(self, pass_, op):
-        self._enter(pass_.name)
+        self._enter(pass_.name, op)
 
     def after_pass(self, pass_, op, changed, statistics):
         self._leave()
@@ -74,13 +81,13 @@ class Timing(Instrument):
         self._leave()
 
     def before_nest(self, nest, op):
-        self._enter(f"'{nest.op_name}' Pipeline")
+        self._enter(f"'{nest.op_name}' Pipeline", op)
 
     def after_nest(self, nest, op):
         self._leave()
 
     def before_analysis(self, descriptor, op):
-        self._enter(f"(A) {descriptor.name}")
+        self._enter(f"(A) {descriptor.name}", op)
 
     def after_analysis(self, descriptor, op):
         self._leave()
@@ -152,8 +159,16 @@ class CrashReproducer(Instrument):
         self.path = os.fspath(path)
 
     def before_pipeline(self, manager, op, cache):
+        # the whole IR the op lives in (symbols it refers to included), and where the op is
+        top, path = op, []
+        while top.parent_op is not None:
+            block = top.parent
+            region = block.parent
+            path.append(f"{region_index(region)}:{block_index(block)}:{op_index(top)}")
+            top = top.parent_op
         self.pipeline = manager.text()
-        self.input = op.print()
+        self.input = top.print()
+        self.path_to_op = " ".join(reversed(path))
         self.unregistered = op.context.allow_unregistered
 
     def on_failure(self, pass_, op, error):
@@ -161,22 +176,28 @@ class CrashReproducer(Instrument):
         text = (f"// accy crash reproducer: replay with `accy opt FILE --run-reproducer`\n"
                 f"{REPRODUCER_TAG}{self.pipeline}\n"
                 f"{UNREGISTERED_TAG}{'true' if self.unregistered else 'false'}\n"
-                f"// error: {first_line}\n{self.input}\n")
-        folder = os.path.dirname(os.path.abspath(self.path))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".accy-repro-")
+                + (f"{OP_PATH_TAG}{self.path_to_op}\n" if self.path_to_op else "")
+                + f"// error: {first_line}\n{self.input}\n")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+            folder = os.path.dirname(os.path.abspath(self.path))
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".accy-repro-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(text)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError as e:                # the pass failure must not be lost to this one
+            error.message += f"\n  (no reproducer written: {e})"
+            return
         error.reproducer = self.path
 
 
 def read_reproducer(text):
-    """(pipeline, allow_unregistered) from a reproducer's header; ValueError if it has none."""
-    pipeline, unregistered = None, False
+    """(pipeline, allow_unregistered, op path) from a reproducer's header; ValueError if it has
+    none. The op path (see `find_op`) locates the op the pipeline ran on; "" is the top op."""
+    pipeline, unregistered, path = None, False, ""
     for line in text.splitlines():
         if not line.startswith("//"):
             break
@@ -184,6 +205,32 @@ def read_reproducer(text):
             pipeline = line[len(REPRODUCER_TAG):]
         elif line.startswith(UNREGISTERED_TAG):
             unregistered = line[len(UNREGISTERED_TAG):].strip() == "true"
+        elif line.startswith(OP_PATH_TAG):
+            path = line[len(OP_PATH_TAG):].strip()
     if pipeline is None:
         raise ValueError("not an accy reproducer (no '// accy-pipeline:' line)")
-    return pipeline, unregistered
+    return pipeline, unregistered, path
+
+
+def find_op(top, path):
+    """The op at `path` below `top`: space-separated steps region:block:op (indices)."""
+    op = top
+    for step in path.split():
+        try:
+            r, b, o = (int(x) for x in step.split(":"))
+            op = list(list(op.regions[r])[b])[o]
+        except (ValueError, IndexError):
+            raise ValueError(f"the reproducer's op path '{path}' does not lead to an op") from None
+    return op
+
+
+def region_index(region):
+    return list(region.parent.regions).index(region)
+
+
+def block_index(block):
+    return list(block.parent).index(block)
+
+
+def op_index(op):
+    return list(op.parent).index(op)

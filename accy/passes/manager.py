@@ -96,7 +96,8 @@ class _Run:
         for child in children:
             if not _alive(child):
                 raise PassError(f"a pass of the nested pipeline '{nest.text()}' erased a "
-                                f"'{nest.op_name}' op it had not reached yet", "", op.name)
+                                f"'{nest.op_name}' op it had not reached yet", nest.text(),
+                                op.name)
             preserved = _intersect(preserved, self.items(nest.items, child))
         # as the adaptor pass it is, the nest invalidates what its passes did not all preserve
         self.cache.finish_pass(op, preserved)
@@ -105,10 +106,8 @@ class _Run:
         return preserved
 
     def one(self, p, op):
-        if p.anchor is not None and op.name != p.anchor:
-            raise PassError(f"pass '{p.name}' runs on '{p.anchor}' ops, not on '{op.name}'",
-                            p.name, op.name)
         cache = self.cache
+        name = op.name                  # the pass may erase the op before it fails
         lease = cache.begin_lease()
         error = cause = None
         epoch = op.epoch
@@ -116,16 +115,16 @@ class _Run:
         try:
             for ins in self.instruments:
                 ins.before_pass(p, op)
-            if p.run(op, ctx) is False:
-                error = f"pass '{p.name}' failed on '{op.name}'"
+            if p.anchor is not None and name != p.anchor:
+                error = f"pass '{p.name}' runs on '{p.anchor}' ops, not on '{name}'"
+            elif p.run(op, ctx) is False:
+                error = f"pass '{p.name}' failed on '{name}'"
         except (PassFailure, AnalysisError) as e:
-            error, cause = f"pass '{p.name}' failed on '{op.name}': {e}", e
+            error, cause = f"pass '{p.name}' failed on '{name}': {e}", e
         except AccyError as e:
-            error, cause = (f"pass '{p.name}' failed on '{op.name}': {type(e).__name__}: {e}",
-                            e)
+            error, cause = f"pass '{p.name}' failed on '{name}': {type(e).__name__}: {e}", e
         except Exception as e:
-            error, cause = (f"pass '{p.name}' crashed on '{op.name}': {type(e).__name__}: {e}",
-                            e)
+            error, cause = f"pass '{p.name}' crashed on '{name}': {type(e).__name__}: {e}", e
         finally:
             cache.end_lease(lease)
         try:
@@ -137,9 +136,9 @@ class _Run:
             try:
                 op.verify()
             except AccyError as e:
-                error, cause = f"pass '{p.name}' left invalid IR on '{op.name}': {e}", e
+                error, cause = f"pass '{p.name}' left invalid IR on '{name}': {e}", e
         if error is not None:
-            self.fail(p, op, error, cause)
+            self.fail(p, op, name, error, cause)
         cache.finish_pass(op, ctx.preserved)
         stats = self.statistics.setdefault(p.name, ctx.statistics.__class__())
         stats.update(ctx.statistics)
@@ -147,8 +146,8 @@ class _Run:
             ins.after_pass(p, op, changed, ctx.statistics)
         return ctx.preserved
 
-    def fail(self, p, op, message, cause):
-        err = PassError(message, p.name, _name_of(op))
+    def fail(self, p, op, op_name, message, cause):
+        err = PassError(message, p.name, op_name)
         err.__cause__ = cause
         try:    # the IR may be anything now: nothing cached about it can be trusted
             self.cache.finish_pass(op, ()) if _alive(op) else self.cache.invalidate()
@@ -165,13 +164,6 @@ def _alive(op):
         return True
     except AccyError:
         return False
-
-
-def _name_of(op):
-    try:
-        return op.name
-    except AccyError:
-        return "(erased)"
 
 
 def _intersect(a, b):

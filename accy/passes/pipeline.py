@@ -13,6 +13,8 @@ import importlib
 import re
 from dataclasses import dataclass
 
+from accy._core import builtin as _builtin  # noqa: F401  (nests name builtin ops)
+from accy._core.registry import lookup as lookup_op
 from accy.errors import ParseError
 from accy.passes.core import Pass
 
@@ -84,8 +86,12 @@ class _Parser:
 
     def fail(self, message, pos=None):
         pos = self.pos if pos is None else pos
-        raise ParseError(f"pipeline: {message}", 1, pos + 1,
-                         f"  {self.text}\n  {' ' * pos}^")
+        line = self.text.count("\n", 0, pos) + 1
+        start = self.text.rfind("\n", 0, pos) + 1
+        end = self.text.find("\n", pos)
+        text = self.text[start:end if end >= 0 else len(self.text)]
+        raise ParseError(f"pipeline: {message}", line, pos - start + 1,
+                         f"  {text}\n  {' ' * (pos - start)}^")
 
     def skip(self):
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -111,28 +117,37 @@ class _Parser:
         return tuple(items)
 
     def element(self):
+        self.skip()
         start = self.pos
         name = self.name("a pass name or an op name")
         if self.peek() == "(":
+            op_name = name if "." in name else f"builtin.{name}"
+            if "." not in name and lookup_op(op_name) is None:
+                self.fail(f"'{name}(...)' nests a pipeline in ops named '{name}', but no such "
+                          f"op is registered (write a full op name such as builtin.func)"
+                          + (f"; '{name}' is a pass, which takes no nested pipeline"
+                             if name in _PASSES else ""), start)
             self.pos += 1
             inner = self.pipeline() if self.peek() != ")" else ()
             if self.peek() != ")":
                 self.fail("expected ')'")
             self.pos += 1
-            return Nest(name if "." in name else f"builtin.{name}", inner)
-        try:
-            p = lookup_pass(name)
-        except KeyError:
+            return Nest(op_name, inner)
+        if name not in _PASSES:
             self.fail(f"unknown pass '{name}' (registered: {', '.join(registered_passes())})",
                       start)
+        p = lookup_pass(name)
         if self.peek() == "{":
             self.pos += 1
             values = {}
             while self.peek() != "}":
                 if not self.peek():
                     self.fail("expected '}'")
+                self.skip()
                 key_at = self.pos
                 key = self.name("an option name")
+                if key in values:
+                    self.fail(f"option '{key}' is given twice", key_at)
                 if self.peek() != "=":
                     self.fail("expected '=' after the option name")
                 self.pos += 1
