@@ -54,6 +54,7 @@ cdef class AnalysisCache:
     cdef void drop(self, int32_t idx)
     cdef void run_cleanup(self, cleanup, value, desc)
     cdef int flush(self) except -1
+    cdef str flush_quietly(self)
     cdef int32_t insert(self, int32_t op, uint32_t gen, uint64_t epoch, uint64_t aid, desc,
                         value, cleanup, int64_t nbytes, deps, int32_t lease) except -2
     cdef void record(self, int32_t idx)

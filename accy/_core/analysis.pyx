@@ -177,7 +177,8 @@ cdef class AnalysisCache:
         if self.lru_head != idx:
             self.lru_unlink(idx)
             self.lru_push(idx)
-        if lease:
+        # runs nest, so a lease still running is an outer one: it keeps the pin until it ends
+        if lease and self.entries[idx].lease != lease and not self.pinned(idx):
             self.entries[idx].lease = lease
         self.hits += 1
 
@@ -198,6 +199,16 @@ cdef class AnalysisCache:
     cdef void run_cleanup(self, cleanup, value, desc):
         if cleanup is not None:
             self.pending.append((cleanup, value, desc))
+
+    cdef str flush_quietly(self):
+        """Run pending cleanups; their failures come back as text to append to another error."""
+        try:
+            self.flush()
+        except AnalysisError as e:
+            notes = [str(e)] + [str(x) for x in self.errors]
+            self.errors.clear()
+            return "".join(f"\n  (also: {n})" for n in notes)
+        return ""
 
     cdef int flush(self) except -1:
         """Run the cleanups of what was dropped, once the cache is consistent (a cleanup may
@@ -325,11 +336,11 @@ cdef class AnalysisCache:
             if started:
                 for ins in self.instruments:
                     ins.after_analysis(desc, op)
-            self.flush()
+            also = self.flush_quietly()         # the compute's error is the one to report
             if isinstance(e, AnalysisError) or not isinstance(e, Exception):
                 raise
             raise AnalysisError(f"analysis '{desc.name}' failed on {op.name}"
-                                f"{_in_pass(scope.pass_name)}: {type(e).__name__}: {e}",
+                                f"{_in_pass(scope.pass_name)}: {type(e).__name__}: {e}{also}",
                                 scope.pass_name, desc.name) from e
         self.frames.pop(len(self.frames) - 1)
         try:
@@ -346,7 +357,7 @@ cdef class AnalysisCache:
         except BaseException:
             self.discard_since(f.mark)
             self.run_cleanup(cleanup, value, desc)
-            self.flush()
+            self.flush_quietly()
             raise
         deps = None
         if f.ops:
@@ -459,18 +470,21 @@ cdef class AnalysisCache:
     def invalidate(self, Operation op=None, desc=None):
         """Drop the entries of `desc` (all analyses when None) on `op` (all ops when None), and
         every entry that read one of them."""
-        cdef int32_t o = self.check_op(op) if op is not None else -1
-        cdef int32_t k
-        dropped = set()
+        cdef int32_t o = self.check_op(op) if op is not None else -1, k, dop
+        cdef uint64_t aid = desc.id if desc is not None else 0, daid
+        cdef bint gone
         for k in range(self.top):
-            if (self.entries[k].live and (o < 0 or self.entries[k].op == o)
-                    and (desc is None or self.entries[k].aid == desc.id)):
-                dropped.add((self.entries[k].op, self.entries[k].aid))
-                self.drop(k)
-                self.invalidations += 1
-        for k in range(self.top):
-            if (self.entries[k].live and self.deps[k] is not None
-                    and not dropped.isdisjoint((<tuple>self.deps[k])[1])):
+            if not self.entries[k].live:
+                continue
+            dop, daid = self.entries[k].op, self.entries[k].aid
+            gone = (o < 0 or dop == o) and (desc is None or daid == aid)
+            if not gone and self.deps[k] is not None:
+                # by what the entry read, whether or not that is still cached
+                for dop, daid in (<tuple>self.deps[k])[1]:
+                    if (o < 0 or dop == o) and (desc is None or daid == aid):
+                        gone = True
+                        break
+            if gone:
                 self.drop(k)
                 self.invalidations += 1
         self.flush()

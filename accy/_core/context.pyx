@@ -841,6 +841,7 @@ cdef int free_op_storage(Context c, int32_t op) except -1:
     o = OP(c, op)
     o.name = -1
     o.gen += 1
+    c.clock += 1                         # even a detached op's end is news to what read it
     o.block = -1
     o.n_operands = 0
     o.n_results = 0
