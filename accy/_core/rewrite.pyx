@@ -147,16 +147,12 @@ cdef class PatternRewriter:
     cdef int erase(self, int32_t op) except -1:
         """Erase `op` (its results must be unused) and revisit the ops defining its operands."""
         cdef Context c = self.c
-        cdef OpRec* o = OP(c, op)
         cdef int32_t i, d
-        cdef list defs = []
-        for i in range(o.n_operands):
-            d = defining_op(c, USE(c, o.operands + i).value)
+        for i in range(OP(c, op).n_operands):      # they outlive `op`: queue them first
+            d = defining_op(c, USE(c, OP(c, op).operands + i).value)
             if d >= 0 and d != op:
-                defs.append(d)
+                self.push(d)
         erase_op(c, op, False)
-        for d in defs:
-            self.push(d)
         self.erased += 1
         return 0
 

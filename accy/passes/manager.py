@@ -1,5 +1,7 @@
 """The pass manager: runs a pipeline on an op, with a shared analysis cache, instrumentation,
 verification after each pass that changed the IR, and failures reported by pass name."""
+from collections import Counter
+
 from accy._core.analysis import AnalysisCache
 from accy._core.context import Operation
 from accy.errors import AccyError, AnalysisError, PassError
@@ -140,7 +142,7 @@ class _Run:
         if error is not None:
             self.fail(p, op, name, error, cause)
         cache.finish_pass(op, ctx.preserved)
-        stats = self.statistics.setdefault(p.name, ctx.statistics.__class__())
+        stats = self.statistics.setdefault(p.name, Counter())
         stats.update(ctx.statistics)
         for ins in self.instruments:
             ins.after_pass(p, op, changed, ctx.statistics)
