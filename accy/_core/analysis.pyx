@@ -177,8 +177,10 @@ cdef class AnalysisCache:
         if self.lru_head != idx:
             self.lru_unlink(idx)
             self.lru_push(idx)
-        # runs nest, so a lease still running is an outer one: it keeps the pin until it ends
-        if lease and self.entries[idx].lease != lease and not self.pinned(idx):
+        # runs nest and leases grow with depth: the smallest running lease that asked ends
+        # last, so it holds the pin
+        cdef int32_t held = self.entries[idx].lease
+        if lease and held != lease and (lease < held or not self.pinned(idx)):
             self.entries[idx].lease = lease
         self.hits += 1
 
@@ -512,11 +514,12 @@ cdef class AnalysisCache:
                 "bytes": self.bytes_held, "peak bytes": self.peak_bytes}
 
     def keys(self):
-        """(op handle, analysis name) of every entry, most recently used first."""
+        """(op handle, analysis name) of every fresh entry, most recently used first."""
         out = []
         cdef int32_t k = self.lru_head
         while k >= 0:
-            out.append((op_handle(self.context, self.entries[k].op), self.descs[k].name))
+            if self.fresh(k):
+                out.append((op_handle(self.context, self.entries[k].op), self.descs[k].name))
             k = self.entries[k].lru_next
         return out
 
