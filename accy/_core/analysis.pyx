@@ -28,8 +28,8 @@ cdef enum:
     MAX_LEASES = 64
 
 
-cdef inline uint64_t mix(int32_t op, uint64_t aid) noexcept:
-    cdef uint64_t h = (<uint64_t><uint32_t>op) * <uint64_t>0x9E3779B97F4A7C15 ^ aid
+cdef inline uint64_t mix(int32_t op, uint32_t gen, uint64_t aid) noexcept:
+    cdef uint64_t h = (((<uint64_t>gen) << 32) | <uint32_t>op) * <uint64_t>0x9E3779B97F4A7C15 ^ aid
     h ^= h >> 31
     h *= <uint64_t>0xBF58476D1CE4E5B9
     h ^= h >> 29
@@ -95,12 +95,16 @@ cdef class AnalysisCache:
     # ---- storage -------------------------------------------------------------------------------
 
     cdef int32_t find(self, int32_t op, uint64_t aid) noexcept:
-        cdef uint64_t h = mix(op, aid)
+        """The entry of analysis `aid` on the op now in record `op` (an entry of an erased op
+        whose record was reused is not it: the generation is part of the key), or -1."""
+        cdef uint32_t gen = OP(self.context, op).gen
+        cdef uint64_t h = mix(op, gen, aid)
         cdef Py_ssize_t i = h & self.table.mask
         cdef int32_t k
         while self.table.slots[i] >= 0:
             k = self.table.slots[i]
-            if self.table.hashes[i] == h and self.entries[k].op == op and self.entries[k].aid == aid:
+            if (self.table.hashes[i] == h and self.entries[k].op == op
+                    and self.entries[k].gen == gen and self.entries[k].aid == aid):
                 return k
             i = (i + 1) & self.table.mask
         return -1
@@ -187,7 +191,7 @@ cdef class AnalysisCache:
     cdef void drop(self, int32_t idx):
         """Remove an entry, then run its cleanup (failures are kept for `raise_errors`)."""
         cdef EntryRec* e = &self.entries[idx]
-        idtable_remove(&self.table, idx, mix(e.op, e.aid))
+        idtable_remove(&self.table, idx, mix(e.op, e.gen, e.aid))
         self.lru_unlink(idx)
         self.entries_held -= 1
         self.bytes_held -= e.nbytes
@@ -234,7 +238,17 @@ cdef class AnalysisCache:
                         value, cleanup, int64_t nbytes, deps, int32_t lease) except -2:
         """Cache a computed value, evicting as the budget needs; -1 when it cannot be held."""
         cdef int32_t cur, prev, idx
+        cdef Py_ssize_t entries = self.entries_held
+        cdef int64_t held = self.bytes_held
         if nbytes > self.max_bytes or self.max_entries == 0:
+            return -1
+        cur = self.lru_tail                 # first make sure evicting can make room at all
+        while cur >= 0 and (entries + 1 > self.max_entries or held + nbytes > self.max_bytes):
+            if not self.pinned(cur):
+                entries -= 1
+                held -= self.entries[cur].nbytes
+            cur = self.entries[cur].lru_prev
+        if entries + 1 > self.max_entries or held + nbytes > self.max_bytes:
             return -1
         cur = self.lru_tail
         while cur >= 0 and (self.entries_held + 1 > self.max_entries
@@ -255,7 +269,7 @@ cdef class AnalysisCache:
         e.nbytes, e.lease, e.live = nbytes, lease, 1
         self.values[idx], self.cleanups[idx], self.descs[idx] = value, cleanup, desc
         self.deps[idx] = deps
-        idtable_put(&self.table, idx, mix(op, aid))
+        idtable_put(&self.table, idx, mix(op, gen, aid))
         self.lru_push(idx)
         self.entries_held += 1
         self.bytes_held += nbytes
@@ -412,6 +426,8 @@ cdef class AnalysisCache:
 
     def begin_lease(self):
         """Start a pass run: entries it asks for stay pinned until `end_lease`."""
+        if self.closed:
+            raise AnalysisError("the analysis cache was closed")
         if self.n_leases == MAX_LEASES:
             raise AnalysisError(f"pass runs nested deeper than {MAX_LEASES}")
         cdef int32_t lease = self.next_lease
@@ -437,7 +453,7 @@ cdef class AnalysisCache:
     def finish_pass(self, Operation root not None, preserved):
         """Invalidate, after a pass on `root`, every entry on `root` or below whose analysis is
         not in `preserved` (a set of analysis ids, or True for all), and every entry anywhere
-        that read such an analysis."""
+        that read such an analysis; also every entry of an op that no longer exists."""
         cdef int32_t r = self.check_op(root), k, op
         cdef uint64_t aid
         if preserved is True:
@@ -447,7 +463,8 @@ cdef class AnalysisCache:
             if not self.entries[k].live:
                 continue
             op, aid = self.entries[k].op, self.entries[k].aid
-            gone = self.below(op, r) and aid not in preserved
+            gone = (OP(self.context, op).name < 0 or OP(self.context, op).gen != self.entries[k].gen
+                    or (self.below(op, r) and aid not in preserved))
             if not gone and self.deps[k] is not None:
                 for op, aid in (<tuple>self.deps[k])[1]:
                     if aid not in preserved and self.below(op, r):
@@ -472,6 +489,8 @@ cdef class AnalysisCache:
     def invalidate(self, Operation op=None, desc=None):
         """Drop the entries of `desc` (all analyses when None) on `op` (all ops when None), and
         every entry that read one of them."""
+        if self.closed:
+            raise AnalysisError("the analysis cache was closed")
         cdef int32_t o = self.check_op(op) if op is not None else -1, k, dop
         cdef uint64_t aid = desc.id if desc is not None else 0, daid
         cdef bint gone
@@ -514,12 +533,15 @@ cdef class AnalysisCache:
                 "bytes": self.bytes_held, "peak bytes": self.peak_bytes}
 
     def keys(self):
-        """(op handle, analysis name) of every fresh entry, most recently used first."""
+        """(op handle, analysis name) of every entry, most recently used first. An entry of an
+        erased op (kept until evicted, invalidated or dropped by a pass) has an erased handle."""
         out = []
         cdef int32_t k = self.lru_head
+        cdef Operation h
         while k >= 0:
-            if self.fresh(k):
-                out.append((op_handle(self.context, self.entries[k].op), self.descs[k].name))
+            h = Operation.__new__(Operation)
+            h.context, h.id, h.gen = self.context, self.entries[k].op, self.entries[k].gen
+            out.append((h, self.descs[k].name))
             k = self.entries[k].lru_next
         return out
 
