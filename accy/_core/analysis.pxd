@@ -64,6 +64,9 @@ cdef class AnalysisCache:
                         AnalysisScope scope)
     cdef void discard_since(self, uint64_t mark)
     cdef bint below(self, int32_t op, int32_t root) noexcept
+    cdef int drop_selected(self, int32_t op, uint64_t aid, frozenset preserved) except -1
+    cdef bint selected(self, int32_t op, uint64_t aid, int32_t root, uint64_t want,
+                       frozenset preserved)
 
 cdef class AnalysisScope:
     cdef readonly AnalysisCache cache

@@ -454,26 +454,42 @@ cdef class AnalysisCache:
         """Invalidate, after a pass on `root`, every entry on `root` or below whose analysis is
         not in `preserved` (a set of analysis ids, or True for all), and every entry anywhere
         that read such an analysis; also every entry of an op that no longer exists."""
-        cdef int32_t r = self.check_op(root), k, op
-        cdef uint64_t aid
-        if preserved is True:
-            return
-        preserved = frozenset(preserved)
+        cdef int32_t r = self.check_op(root)
+        if preserved is not True:
+            self.drop_selected(r, 0, frozenset(preserved))
+
+    cdef int drop_selected(self, int32_t op, uint64_t aid, frozenset preserved) except -1:
+        """Drop the selected entries and every entry that read a selected (op, analysis),
+        whether or not that is still cached, then flush. With `preserved` (a pass ended on
+        `op`): (op, analysis) pairs on `op` or below whose analysis is not preserved, and
+        entries of ops that no longer exist. Without: pairs on `op` (any op when -1) of
+        analysis `aid` (any when 0)."""
+        cdef int32_t k, dop
+        cdef uint64_t daid
+        cdef bint gone
+        cdef Context c = self.context
         for k in range(self.top):
             if not self.entries[k].live:
                 continue
-            op, aid = self.entries[k].op, self.entries[k].aid
-            gone = (OP(self.context, op).name < 0 or OP(self.context, op).gen != self.entries[k].gen
-                    or (self.below(op, r) and aid not in preserved))
+            dop, daid = self.entries[k].op, self.entries[k].aid
+            gone = self.selected(dop, daid, op, aid, preserved)
+            if preserved is not None and not gone:
+                gone = OP(c, dop).name < 0 or OP(c, dop).gen != self.entries[k].gen
             if not gone and self.deps[k] is not None:
-                for op, aid in (<tuple>self.deps[k])[1]:
-                    if aid not in preserved and self.below(op, r):
+                for dop, daid in (<tuple>self.deps[k])[1]:
+                    if self.selected(dop, daid, op, aid, preserved):
                         gone = True
                         break
             if gone:
                 self.drop(k)
                 self.invalidations += 1
-        self.flush()
+        return self.flush()
+
+    cdef bint selected(self, int32_t op, uint64_t aid, int32_t root, uint64_t want,
+                       frozenset preserved):
+        if preserved is not None:
+            return aid not in preserved and self.below(op, root)
+        return (root < 0 or op == root) and (want == 0 or aid == want)
 
     cdef bint below(self, int32_t op, int32_t root) noexcept:
         """Whether `op` is `root` or nested in it (an erased op counts: its entries are dead)."""
@@ -491,24 +507,8 @@ cdef class AnalysisCache:
         every entry that read one of them."""
         if self.closed:
             raise AnalysisError("the analysis cache was closed")
-        cdef int32_t o = self.check_op(op) if op is not None else -1, k, dop
-        cdef uint64_t aid = desc.id if desc is not None else 0, daid
-        cdef bint gone
-        for k in range(self.top):
-            if not self.entries[k].live:
-                continue
-            dop, daid = self.entries[k].op, self.entries[k].aid
-            gone = (o < 0 or dop == o) and (desc is None or daid == aid)
-            if not gone and self.deps[k] is not None:
-                # by what the entry read, whether or not that is still cached
-                for dop, daid in (<tuple>self.deps[k])[1]:
-                    if (o < 0 or dop == o) and (desc is None or daid == aid):
-                        gone = True
-                        break
-            if gone:
-                self.drop(k)
-                self.invalidations += 1
-        self.flush()
+        self.drop_selected(self.check_op(op) if op is not None else -1,
+                           desc.id if desc is not None else 0, None)
 
     def close(self):
         """Clean up every value (as a Context teardown does); the cache cannot be used after."""
