@@ -89,7 +89,8 @@ def opt(args):
         if args.reproducer:
             instruments.append(CrashReproducer(args.reproducer))
         PassManager(pipeline, instruments=instruments).run(target)
-    print(module.print(generic=args.generic))
+    text = module.print(generic=args.generic)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     if args.stats:
         for name, count in op_statistics(module).items():
             print(f"// {count:8d} {name}")

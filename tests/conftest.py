@@ -19,8 +19,10 @@ def _infer_constant(operand_types, attributes):
 def _divide(x, y):
     """test.div: integers divide rounding toward zero (as C does), floats as IEEE division."""
     if x.dtype.kind in "iu":
-        q = np.abs(x) // np.abs(y)          # y has no zero: the fold refuses integer x / 0
-        return np.where((x < 0) != (y < 0), -q, q)
+        # floor division, then one step toward zero where it rounded down an inexact negative
+        # quotient (no abs: |INT_MIN| overflows); y has no zero, the fold refuses x / 0
+        q = x // y
+        return q + ((x % y != 0) & ((x < 0) != (y < 0))).astype(x.dtype)
     return x / y
 
 

@@ -585,7 +585,7 @@ def test_crash_reproducer_records_the_pipeline_and_the_input(tmp_path, capsys):
     # once the pass is fixed, the reproducer runs through
     register_pass(Pass("explode", lambda op, ctx: None))
     assert cli.main(["opt", str(path), "--run-reproducer"]) == 0
-    assert capsys.readouterr().out == AFTER_DEFAULT_PIPELINE + "\n"
+    assert capsys.readouterr().out == AFTER_DEFAULT_PIPELINE
 
 
 def test_crash_reproducer_keeps_allow_unregistered(tmp_path, capsys):
@@ -653,7 +653,7 @@ def test_cli_writes_a_reproducer_and_prints_ir(tmp_path, capsys):
     assert cli.main(["opt", str(src), "--pipeline", "canonicalize,func(cse),dce",
                      "--print-ir-after-change"]) == 0
     out = capsys.readouterr()
-    assert out.out == AFTER_DEFAULT_PIPELINE + "\n"
+    assert out.out == AFTER_DEFAULT_PIPELINE
     assert _dumps(out.err) == ["// -----// IR Dump After canonicalize (builtin.module) //----- //",
                                "// -----// IR Dump After cse (builtin.func) //----- //"]
     assert cli.main(["opt", str(src), "--pipeline", "func(cse)", "--print-ir-after-all",
@@ -681,7 +681,7 @@ def test_accy_opt_runs_a_pipeline_with_timing(tmp_path):
     r = run_python("-m", "accy", "opt", str(src), "--pipeline", "canonicalize,func(cse),dce",
                    "--timing")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == parse(src.read_text(), Context()).print() + "\n"
+    assert r.stdout == parse(src.read_text(), Context()).print()
     names = timing_names(r.stderr)
     assert names == ["canonicalize", "'builtin.func' Pipeline", "  cse", "dce", "Total"]
     assert "Analysis cache: " in r.stderr

@@ -14,14 +14,13 @@ returned uncached and cleaned up when the pass that asked for it ends (or when t
 Each computed value's cleanup runs exactly once: on eviction, invalidation, replacement, or
 `close()` (also called when the cache is garbage collected).
 """
-from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
-from libc.string cimport memset
+from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 cimport cython
 import sys
 
 from accy.errors import AnalysisError
-from accy._core.context cimport Context, Operation, OpRec, OP, parent_op, op_handle
+from accy._core.context cimport Context, Operation, OpRec, OP, parent_op
 from accy._core.idtable cimport idtable_init, idtable_free, idtable_put, idtable_remove
 
 cdef enum:
@@ -453,7 +452,8 @@ cdef class AnalysisCache:
     def finish_pass(self, Operation root not None, preserved):
         """Invalidate, after a pass on `root`, every entry on `root` or below whose analysis is
         not in `preserved` (a set of analysis ids, or True for all), and every entry anywhere
-        that read such an analysis; also every entry of an op that no longer exists."""
+        that read such an analysis; also (unless all is preserved) every entry of an op that no
+        longer exists."""
         cdef int32_t r = self.check_op(root)
         if preserved is not True:
             self.drop_selected(r, 0, frozenset(preserved))
@@ -563,8 +563,8 @@ cdef int64_t _estimate(desc, value) except -1:
     estimate = contract.estimate if contract is not None else None
     try:
         n = estimate(value) if estimate is not None else sys.getsizeof(value)
-        if not isinstance(n, int) or n < 0:
-            raise ValueError(f"the estimate must be a non-negative int, got {n!r}")
+        if not isinstance(n, int) or not 0 <= n < 2**62:
+            raise ValueError(f"the estimate must be an int in [0, 2**62), got {n!r}")
     except Exception as e:
         raise AnalysisError(f"estimating the size of analysis '{desc.name}' failed: {e}",
                             analysis_name=desc.name) from e
@@ -587,11 +587,15 @@ cdef class AnalysisScope:
     def get_analysis(self, Operation op not None, desc, compute, cleanup=None):
         """The value of analysis `desc` on `op`: cached, or computed by `compute(op, scope)`
         (which may ask for other analyses through `scope`; they become its dependencies)."""
+        if self.cache is None:
+            raise AnalysisError("this analysis scope was not initialised (call its __init__)")
         return self.cache.get(op, desc, compute, cleanup, self)
 
     def get_cached_analysis(self, Operation op not None, desc):
         """The cached value if it is fresh, else None (nothing is computed)."""
         cdef AnalysisCache c = self.cache
+        if c is None:
+            raise AnalysisError("this analysis scope was not initialised (call its __init__)")
         cdef int32_t idx = c.find_fresh(c.check_op(op), desc.id, self.lease)
         return c.values[idx] if idx >= 0 else None
 

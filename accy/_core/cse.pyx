@@ -4,7 +4,8 @@
 Two ops are equal when they have the same name, operands, result types and attributes. A pure
 op (not a terminator, no regions, at least one result) equal to one seen earlier in its block or
 in an enclosing block before it is replaced by that one and erased. Entering a block opens a
-scope (its entries leave with it); an op isolated from above starts from an empty table.
+scope (its entries leave with it); an op isolated from above (or unregistered, which may be)
+starts from an empty table. Blocks are kept on an explicit stack, so nesting depth is no limit.
 """
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 cimport cython
@@ -12,8 +13,8 @@ cimport cython
 from accy._core import registry as _registry
 from accy._core.attributes import attribute_key
 from accy._core.idtable cimport IdTable, idtable_init, idtable_free, idtable_put, idtable_remove
-from accy._core.context cimport (Context, Operation, OpRec, RegionRec, BlockRec, UseRec, OP,
-                                 REG, BLK, USE, VAL, erase_op, replace_all_uses)
+from accy._core.context cimport (Context, Operation, OpRec, OP, REG, BLK, USE, VAL, erase_op,
+                                 replace_all_uses)
 
 cdef uint32_t T_PURE = _registry.PURE
 cdef uint32_t T_TERMINATOR = _registry.TERMINATOR
@@ -73,60 +74,83 @@ cdef bint same(Context c, int32_t a, int32_t b) except -1:
     return ax is bx or strict_attributes(ax) == strict_attributes(bx)
 
 
+@cython.final
+cdef class _Frame:
+    """A block being processed: where it is, its table, and what it put in the table."""
+    cdef int32_t next_op
+    cdef _Table table
+    cdef list scope             # (op, hash) inserted by this block, removed when it is done
+
+
 cdef class _Cse:
     cdef Context c
     cdef Py_ssize_t erased
+    cdef list frames            # innermost block last: an explicit stack, so depth is no limit
 
-    cdef int regions_of(self, int32_t op, _Table table) except -1:
-        cdef OpRec* o = OP(self.c, op)
-        cdef int32_t r, b, k
+    cdef int enter_regions(self, int32_t op, _Table table) except -1:
+        """Queue the blocks of `op`'s regions, first block on top. An op isolated from above
+        (or unregistered, so possibly isolated) gives its regions an empty table."""
+        cdef Context c = self.c
+        cdef OpRec* o = OP(c, op)
+        cdef int32_t k, b
+        cdef _Frame f
         if o.n_regions == 0:
             return 0
-        if self.c.names[o.name].traits & T_ISOLATED:
+        if c.names[o.name].traits & T_ISOLATED or not c.names[o.name].registered:
             table = _Table()
-        for k in range(o.n_regions):
-            r = OP(self.c, op).regions + k
-            b = REG(self.c, r).first_block
+        for k in range(o.n_regions - 1, -1, -1):
+            b = REG(c, OP(c, op).regions + k).last_block
             while b >= 0:
-                self.block(b, table)
-                b = BLK(self.c, b).next
+                f = _Frame()
+                f.next_op, f.table, f.scope = BLK(c, b).first_op, table, []
+                self.frames.append(f)
+                b = BLK(c, b).prev
         return 0
 
-    cdef int block(self, int32_t b, _Table table) except -1:
+    cdef int run(self, int32_t root) except -1:
         cdef Context c = self.c
-        cdef list scope = []            # (op, hash) inserted here, removed on leaving
-        cdef int32_t op = BLK(c, b).first_op, nxt, i, found
+        cdef _Frame f
+        cdef _Table table
+        cdef int32_t op, i, found
         cdef OpRec* o
         cdef uint32_t traits
         cdef uint64_t h
         cdef Py_ssize_t s
-        while op >= 0:
-            nxt = OP(c, op).next
-            self.regions_of(op, table)
+        self.enter_regions(root, _Table())
+        while self.frames:
+            f = <_Frame>self.frames[len(self.frames) - 1]
+            op = f.next_op
+            if op < 0:                  # the block is done: its entries leave the table
+                for i in range(len(f.scope) - 1, -1, -1):
+                    op, h = f.scope[i]
+                    idtable_remove(&f.table.t, op, h)
+                self.frames.pop(len(self.frames) - 1)
+                continue
+            f.next_op = OP(c, op).next
+            if OP(c, op).n_regions:
+                self.enter_regions(op, f.table)  # not a candidate itself
+                continue
             o = OP(c, op)
             traits = c.names[o.name].traits
-            if (traits & T_PURE and not traits & T_TERMINATOR and o.n_regions == 0
-                    and o.n_results > 0):
-                h = op_hash(c, op, c.op_attrs.get(op))
-                s = h & table.t.mask
-                found = -1
-                while table.t.slots[s] >= 0:
-                    if table.t.hashes[s] == h and same(c, table.t.slots[s], op):
-                        found = table.t.slots[s]
-                        break
-                    s = (s + 1) & table.t.mask
-                if found >= 0:
-                    for i in range(o.n_results):
-                        replace_all_uses(c, o.results + i, OP(c, found).results + i)
-                    erase_op(c, op, False)
-                    self.erased += 1
-                else:
-                    idtable_put(&table.t, op, h)
-                    scope.append((op, h))
-            op = nxt
-        for i in range(len(scope) - 1, -1, -1):
-            op, h = scope[i]
-            idtable_remove(&table.t, op, h)
+            if not (traits & T_PURE) or traits & T_TERMINATOR or o.n_results == 0:
+                continue
+            table = f.table
+            h = op_hash(c, op, c.op_attrs.get(op))
+            s = h & table.t.mask
+            found = -1
+            while table.t.slots[s] >= 0:
+                if table.t.hashes[s] == h and same(c, table.t.slots[s], op):
+                    found = table.t.slots[s]
+                    break
+                s = (s + 1) & table.t.mask
+            if found >= 0:
+                for i in range(OP(c, op).n_results):
+                    replace_all_uses(c, OP(c, op).results + i, OP(c, found).results + i)
+                erase_op(c, op, False)
+                self.erased += 1
+            else:
+                idtable_put(&table.t, op, h)
+                f.scope.append((op, h))
         return 0
 
 
@@ -134,5 +158,6 @@ def eliminate_common_subexpressions(Operation root not None):
     """CSE below `root` (see the module docstring); returns the number of ops erased."""
     cdef _Cse cse = _Cse()
     cse.c = root.context
-    cse.regions_of(root.check(), _Table())
+    cse.frames = []
+    cse.run(root.check())
     return cse.erased

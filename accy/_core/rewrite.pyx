@@ -8,18 +8,17 @@ calls the op's fold, then its patterns by benefit. Changes made through the rewr
 they affect back on the worklist. Sweeps repeat until one changes nothing or `max_iterations`
 sweeps ran; ops with no fold and no pattern never leave C.
 """
-from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from libc.string cimport memset
-from libc.stdint cimport int32_t, uint32_t, uint64_t, uint8_t
+from libc.stdint cimport int32_t, uint32_t, uint64_t
 cimport cython
 
-from accy.errors import IRError, AccyError
+from accy.errors import AccyError
 from accy._core import registry as _registry
 from accy._core.context import Builder
-from accy._core.context cimport (Context, Operation, Value, OpRec, ValueRec, UseRec,
-                                 NameRec, ValueKind, VALUE_RESULT, OP, VAL, USE, op_handle,
-                                 value_handle, erase_op, replace_all_uses, set_operand,
-                                 walk_first, walk_next, touch)
+from accy._core.context cimport (Context, Operation, Value, OpRec, VALUE_RESULT, OP, VAL, USE,
+                                 op_handle, erase_op, replace_all_uses, set_operand, walk_first,
+                                 walk_next)
 
 cdef uint32_t T_PURE = _registry.PURE
 cdef uint32_t T_TERMINATOR = _registry.TERMINATOR
@@ -70,6 +69,7 @@ cdef class PatternRewriter:
     cdef readonly Operation root
     cdef object builder
     cdef int32_t current            # the op being rewritten; new ops go before it
+    cdef uint32_t current_gen
     cdef dict constant_ops
     cdef readonly Py_ssize_t erased, folded, rewritten, created
 
@@ -156,6 +156,22 @@ cdef class PatternRewriter:
         self.erased += 1
         return 0
 
+    cdef void at(self, int32_t op) noexcept:
+        self.current, self.current_gen = op, OP(self.c, op).gen
+
+    cdef int check_current(self) except -1:
+        if self.current < 0:
+            raise RewriteError("the rewriter is not at an op (outside the driver, it only edits)")
+        if OP(self.c, self.current).name < 0 or OP(self.c, self.current).gen != self.current_gen:
+            raise RewriteError("the op being rewritten was erased: create new ops before "
+                               "erasing or replacing it")
+        return 0
+
+    cdef int32_t oid(self, Operation op) except -1:
+        if op.context is not self.c:
+            raise RewriteError(f"expected an op of the IR being rewritten, got {op!r}")
+        return op.check()
+
     cdef int32_t vid(self, value) except -1:
         if not isinstance(value, Value) or (<Value>value).context is not self.c:
             raise RewriteError(f"expected a Value of the IR being rewritten, got {value!r}")
@@ -165,8 +181,7 @@ cdef class PatternRewriter:
 
     def create(self, str name, operands=(), result_types=None, attributes=None, regions=None):
         """Create an op before the op being rewritten."""
-        if self.current < 0 or OP(self.c, self.current).name < 0:
-            raise RewriteError("the rewriter is not at an op (was it erased already?)")
+        self.check_current()
         self.builder.before_op(op_handle(self.c, self.current))
         op = self.builder.create(name, operands, result_types, attributes, regions)
         self.push((<Operation>op).check())
@@ -176,8 +191,7 @@ cdef class PatternRewriter:
     def constant(self, value, type):
         """Materialize attribute `value` of `type` with the CONSTANT op of the dialect of the op
         being rewritten; returns its result."""
-        if self.current < 0 or OP(self.c, self.current).name < 0:
-            raise RewriteError("the rewriter is not at an op")
+        self.check_current()
         return self.materialize(self.c.op_names[OP(self.c, self.current).name].split(".", 1)[0],
                                 value, type)
 
@@ -193,7 +207,7 @@ cdef class PatternRewriter:
 
     def replace_op(self, Operation op not None, values):
         """Replace every result of `op` by the matching value in `values`, then erase `op`."""
-        cdef int32_t o = op.check(), i
+        cdef int32_t o = self.oid(op), i
         values = tuple(values)
         if len(values) != OP(self.c, o).n_results:
             raise RewriteError(f"replace_op: '{op.name}' has {OP(self.c, o).n_results} results, "
@@ -213,10 +227,10 @@ cdef class PatternRewriter:
 
     def erase_op(self, Operation op not None):
         """Erase `op`; its results must have no uses left."""
-        self.erase(op.check())
+        self.erase(self.oid(op))
 
     def replace_all_uses_with(self, Value old not None, new):
-        self.replace_value(old.check(), self.vid(new))
+        self.replace_value(self.vid(old), self.vid(new))
 
     cdef int replace_value(self, int32_t old, int32_t new) except -1:
         cdef int32_t d
@@ -230,7 +244,7 @@ cdef class PatternRewriter:
         return 0
 
     def set_operand(self, Operation op not None, int index, value):
-        cdef int32_t o = op.check()
+        cdef int32_t o = self.oid(op)
         if not 0 <= index < OP(self.c, o).n_operands:
             raise IndexError(f"operand index {index} out of range")
         old = defining_op(self.c, USE(self.c, OP(self.c, o).operands + index).value)
@@ -240,13 +254,16 @@ cdef class PatternRewriter:
         self.push(o)
 
     def set_attribute(self, Operation op not None, str name, value):
+        cdef int32_t o = self.oid(op)
         op.set_attribute(name, value)
-        self.push(op.check())
+        self.push(o)
+        self.push_result_users(o)
 
     def notify_changed(self, Operation op not None):
         """Tell the driver that `op` was changed in place through the op API."""
-        self.push(op.check())
-        self.push_result_users(op.check())
+        cdef int32_t o = self.oid(op)
+        self.push(o)
+        self.push_result_users(o)
 
 
 cdef class _Handlers:
@@ -322,7 +339,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
     cdef Py_ssize_t seen_cap = 0
     cdef bint changed = False, sweep_changed = True, stopped = False
     cdef int iterations = 0
-    cdef Py_ssize_t changes, limit
+    cdef Py_ssize_t changes, limit, pops, max_pops
     unset = object()
     try:
         while sweep_changed and iterations < max_iterations:
@@ -330,12 +347,14 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
             sweep_changed = False
             rw.seed(r, True)
             limit = max_rewrites if max_rewrites >= 0 else 16 * rw.n_work + 1024
-            changes = 0
+            max_pops = 4 * limit + rw.n_work    # requeues without changes must end too
+            changes = pops = 0
             while True:
-                if changes > limit:
+                if (changes >= limit or pops >= max_pops) and rw.n_work:
                     stopped = True
                     break
                 op = rw.pop()
+                pops += 1
                 if op < 0:
                     break
                 o = OP(c, op)
@@ -357,6 +376,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                 hobj = table[nid]
                 if hobj is unset:
                     hobj = table[nid] = handlers_for(c, nid, extra, fold)
+                    o = OP(c, op)               # Python ran: the records may have moved
                 if hobj is None:
                     continue
                 h = <_Handlers>hobj
@@ -366,7 +386,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                 handle = None
                 if h.fold is not None and (not h.constants_only or fold_may_apply(c, o)):
                     handle = op_handle(c, op)
-                    rw.current = op
+                    rw.at(op)
                     if try_fold(c, rw, op, handle, h.fold):
                         sweep_changed = True
                         changes += 1
@@ -383,7 +403,7 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                     continue
                 if handle is None:
                     handle = op_handle(c, op)
-                    rw.current = op
+                    rw.at(op)
                 for p in h.patterns:
                     clock = c.clock
                     done = p(handle, rw)
@@ -403,7 +423,8 @@ def apply_patterns_greedily(Operation root not None, patterns=(), *, bint fold=T
                 break
     finally:
         PyMem_Free(seen)
-    return {"changed": changed, "converged": not sweep_changed, "iterations": iterations,
+    return {"changed": changed, "converged": not (sweep_changed or stopped),
+            "iterations": iterations,
             "erased": rw.erased, "folded": rw.folded, "rewritten": rw.rewritten,
             "created": rw.created}
 
@@ -431,6 +452,17 @@ cdef bint try_fold(Context c, PatternRewriter rw, int32_t op, Operation handle, 
     if len(result) != o.n_results:
         raise RewriteError(f"the fold of '{handle.name}' returned {len(result)} replacements "
                            f"for {o.n_results} results")
+    cdef int32_t v, r
+    for i in range(len(result)):
+        if isinstance(result[i], Value):
+            v, r = rw.vid(result[i]), OP(c, op).results + i
+            if v == r:
+                raise RewriteError(f"the fold of '{handle.name}' returned the op's own result "
+                                   f"#{i}; return None when nothing folds")
+            if VAL(c, v).type != VAL(c, r).type:
+                raise RewriteError(f"the fold of '{handle.name}' replaces result #{i} of type "
+                                   f"{c.types[VAL(c, r).type]} by a value of type "
+                                   f"{c.types[VAL(c, v).type]}")
     dialect = handle.name.split(".", 1)[0]
     values = []
     for i in range(len(result)):
@@ -442,6 +474,7 @@ cdef bint try_fold(Context c, PatternRewriter rw, int32_t op, Operation handle, 
     for i in range(len(values)):
         rw.replace_value(OP(c, op).results + i, rw.vid(values[i]))
     rw.erase(op)
+    rw.erased -= 1                      # counted as folded, not as erased
     rw.folded += 1
     return True
 

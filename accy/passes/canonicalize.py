@@ -21,10 +21,11 @@ def _run(op, ctx):
 PASS = Pass("canonicalize", _run,
             "Fold constants and exact algebraic identities, apply canonicalization patterns, "
             "erase dead pure ops",
-            options=(Option("max-iterations", int, 10, "sweeps before giving up", minimum=1),
+            options=(Option("max-iterations", int, 10, "sweeps before giving up", minimum=1,
+                            maximum=2**31 - 1),
                      Option("max-rewrites", int, -1,
                             "changes per sweep before giving up (-1: 16 per op + 1024)",
-                            minimum=-1),
+                            minimum=-1, maximum=2**62),
                      Option("test-convergence", bool, False,
                             "fail when no fixed point is reached"),
                      Option("fold", bool, True, "use the ops' fold functions")))

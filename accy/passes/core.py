@@ -49,12 +49,13 @@ class AnalysisDescriptor:
 @dataclass(frozen=True)
 class Option:
     """A pass option: its name as written in pipelines (`max-iterations`), type, default, help,
-    and for numbers an optional minimum."""
+    and for numbers an optional range."""
     name: str
     type: type
     default: object
     help: str = ""
     minimum: object = None
+    maximum: object = None
 
     def coerce(self, value):
         """`value` (a Python value, or pipeline text) as this option's type."""
@@ -76,6 +77,9 @@ class Option:
                              f"{self.type.__name__}, got {value!r}")
         if self.minimum is not None and value < self.minimum:
             raise ValueError(f"option '{self.name}' must be at least {self.minimum}, "
+                             f"got {value!r}")
+        if self.maximum is not None and value > self.maximum:
+            raise ValueError(f"option '{self.name}' must be at most {self.maximum}, "
                              f"got {value!r}")
         return value
 

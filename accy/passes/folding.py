@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from accy._core.attributes import DenseAttr
-from accy._core.types import FLOAT_DTYPES, INT_DTYPES, numpy_dtype
+from accy._core.types import FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
 
 
 @lru_cache(maxsize=4096)
@@ -73,8 +73,11 @@ class BinaryFold:
         object.__setattr__(self, "_bits", table)
 
     def __call__(self, op, constants):
-        ca, cb = constants
-        dtype = op.result.type.dtype
+        ca, cb = (c if isinstance(c, DenseAttr) else None for c in constants)
+        rtype = op.result.type
+        dtype = getattr(rtype, "dtype", None) if isinstance(rtype, TensorType) else None
+        if dtype not in INT_DTYPES and dtype not in FLOAT_DTYPES:
+            return None         # i1 (numpy bool arithmetic is not 1-bit arithmetic), non-tensors
         if ca is not None and cb is not None:
             x, y = ca.array, cb.array
             if self.divides and dtype in INT_DTYPES and not y.all():

@@ -78,7 +78,8 @@ class Timing(Instrument):
                  for k, v in statistics.items()})
 
     def on_failure(self, pass_, op, error):
-        self._leave()
+        if len(self.stack) > 1 and self.stack[-1][0].name == pass_.name:
+            self._leave()           # (not if an earlier instrument failed before this one ran)
 
     def before_nest(self, nest, op):
         self._enter(f"'{nest.op_name}' Pipeline", op)

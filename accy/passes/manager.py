@@ -128,7 +128,13 @@ class _Run:
         except Exception as e:
             error, cause = f"pass '{p.name}' crashed on '{name}': {type(e).__name__}: {e}", e
         finally:
-            cache.end_lease(lease)
+            try:
+                cache.end_lease(lease)
+            except AnalysisError as e:      # a failing cleanup must not hide the pass's error
+                if error is None:
+                    error, cause = f"pass '{p.name}' failed on '{name}': {e}", e
+                else:
+                    error += f"\n  (also: {e})"
         try:
             changed = op.epoch != epoch
         except AccyError:

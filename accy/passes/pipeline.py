@@ -44,7 +44,7 @@ def lookup_pass(name):
     """The registered `Pass` called `name` (importing its module on first use)."""
     entry = _PASSES.get(name)
     if entry is None:
-        raise KeyError(name)
+        raise KeyError(f"no pass is registered as '{name}'")
     if isinstance(entry, str):
         p = importlib.import_module(entry).PASS
         if not isinstance(p, Pass) or p.name != name:
@@ -136,7 +136,10 @@ class _Parser:
         if name not in _PASSES:
             self.fail(f"unknown pass '{name}' (registered: {', '.join(registered_passes())})",
                       start)
-        p = lookup_pass(name)
+        try:
+            p = lookup_pass(name)
+        except (ImportError, AttributeError, TypeError) as e:
+            self.fail(f"pass '{name}' could not be loaded: {type(e).__name__}: {e}", start)
         if self.peek() == "{":
             self.pos += 1
             values = {}
