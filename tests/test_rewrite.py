@@ -639,3 +639,64 @@ def test_a_rewriter_outside_the_driver_has_no_current_op():
     rw.erase_op(sub)
     m.verify()
     assert rw.erased == 1 and "test.sub" not in names(m)
+
+
+# ---- regressions from review ----------------------------------------------------------------
+
+def test_the_rewriter_refuses_ops_of_another_context():
+    m, other = parse(SOURCE, Context()), parse(SOURCE, Context())
+    rw = PatternRewriter(m)
+    for call in (lambda: rw.erase_op(body(other)[0]),
+                 lambda: rw.notify_changed(body(other)[0]),
+                 lambda: rw.set_attribute(body(other)[0], "a", 1),
+                 lambda: rw.replace_all_uses_with(body(other)[0].result, body(m)[0].result)):
+        with pytest.raises(RewriteError, match="of the IR being rewritten"):
+            call()
+    assert other.print() == parse(SOURCE, Context()).print()
+
+
+def test_requeueing_without_changes_ends():
+    @pattern("test.mul")
+    def nag(op, rw):
+        rw.notify_changed(op)           # queues the op again, changes nothing
+        return False
+    m = parse(SOURCE, Context())
+    r = result(m, [nag], fold=False)
+    assert not r["converged"] and not r["changed"]
+
+
+def test_cse_handles_nesting_deeper_than_the_c_stack():
+    ctx = Context()
+    m = Module.create(ctx)
+    b = Builder(ctx).at_end(m.body)
+    for _ in range(50_000):
+        op = b.create("test.single")
+        b.create_block(op.regions[0])
+    c1 = b.create("test.constant", attributes={"value": DenseAttr(np.arange(4, dtype=np.int32))})
+    c2 = b.create("test.constant", attributes={"value": DenseAttr(np.arange(4, dtype=np.int32))})
+    b.create("test.sink", (c1.result, c2.result))
+    assert eliminate_common_subexpressions(m) == 1
+
+
+def test_cse_does_not_reach_into_unregistered_region_ops():
+    text = """builtin.module ({
+  %0 = test.constant <{value = dense<[1, 2, 3, 4]> : tensor<4xi32>}> : tensor<4xi32>
+  test.sink %0
+  "foo.kernel"() ({
+    %1 = test.constant <{value = dense<[1, 2, 3, 4]> : tensor<4xi32>}> : tensor<4xi32>
+    test.sink %1
+  }) : () -> ()
+})"""
+    m = parse(text, Context(allow_unregistered=True))
+    assert eliminate_common_subexpressions(m) == 0      # foo.kernel may be isolated from above
+
+
+def test_binary_folds_leave_i1_alone():
+    text = """builtin.module ({
+  %0 = test.constant <{value = dense<[true, false]> : tensor<2xi1>}> : tensor<2xi1>
+  %1 = test.add %0, %0 : tensor<2xi1>
+  test.sink %1
+})"""
+    m = parse(text, Context())
+    r = result(m)
+    assert r["folded"] == 0 and "test.add" in [op.name for op in m.body]
