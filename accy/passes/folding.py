@@ -33,6 +33,9 @@ def is_splat_of(attr, value):
     return bits is not None and bits == np.asarray(value, attr.array.dtype).tobytes()
 
 
+_FOLDABLE = INT_DTYPES | FLOAT_DTYPES
+
+
 def _bits_by_dtype(value, dtypes):
     if value is None:
         return {}
@@ -73,10 +76,14 @@ class BinaryFold:
         object.__setattr__(self, "_bits", table)
 
     def __call__(self, op, constants):
-        ca, cb = (c if isinstance(c, DenseAttr) else None for c in constants)
+        ca, cb = constants
+        if ca is not None and type(ca) is not DenseAttr:
+            ca = None
+        if cb is not None and type(cb) is not DenseAttr:
+            cb = None
         rtype = op.result.type
-        dtype = getattr(rtype, "dtype", None) if isinstance(rtype, TensorType) else None
-        if dtype not in INT_DTYPES and dtype not in FLOAT_DTYPES:
+        dtype = rtype.dtype if type(rtype) is TensorType else None
+        if dtype not in _FOLDABLE:
             return None         # i1 (numpy bool arithmetic is not 1-bit arithmetic), non-tensors
         if ca is not None and cb is not None:
             x, y = ca.array, cb.array
