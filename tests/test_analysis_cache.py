@@ -1301,3 +1301,22 @@ def test_a_value_that_cannot_fit_evicts_nothing(ir, rec):
     cache.end_lease(lease)
     assert lost in rec.cleaned                          # uncached: cleaned when the run ends
     cache.close()
+
+
+def test_an_uncached_value_without_cleanup_is_not_kept(ir):
+    """Outside a pass, a value too big for the budget and with nothing to clean up is not held
+    until close(): once the caller drops it, it is gone (the budget bounds memory)."""
+    import gc
+    import weakref
+
+    class Big:
+        pass
+    huge = AnalysisDescriptor("test.cache.huge", WorkContract(("huge", 1), estimate=lambda v: 10))
+    cache = AnalysisCache(ir.ctx, Capacity(max_analysis_bytes=5))
+    value = cache.get_analysis(ir.module, huge, lambda o, s: Big())
+    ref = weakref.ref(value)
+    assert cache.uncached == 1 and cache.entries_held == 0
+    del value
+    gc.collect()
+    assert ref() is None
+    cache.close()

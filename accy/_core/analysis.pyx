@@ -381,7 +381,8 @@ cdef class AnalysisCache:
         idx = self.insert(o, gen, epoch, aid, desc, value, cleanup, nbytes, deps, scope.lease)
         if idx < 0:
             self.uncached += 1
-            self.transients.append((scope.lease, self.next_serial, value, cleanup, desc))
+            if cleanup is not None:         # only kept to be cleaned up; nothing to do else
+                self.transients.append((scope.lease, self.next_serial, value, cleanup, desc))
             self.next_serial += 1
         if self.frames:
             parent = <_Frame>self.frames[len(self.frames) - 1]
