@@ -728,6 +728,23 @@ def test_a_nested_pass_that_erases_a_sibling_not_reached_yet_is_reported():
         PassManager("func(erase-g)").run(source_module())
 
 
+def test_a_lost_sibling_still_leaves_a_reproducer_and_a_timing_report(tmp_path):
+    def erase_g(op, ctx):
+        for sibling in list(op.parent):
+            if sibling.attributes.get("sym_name") == "g":
+                sibling.erase()
+    failing("erase-g", erase_g)
+    path = tmp_path / "repro.mlir"
+    out = io.StringIO()
+    timing = Timing(out)
+    with pytest.raises(PassError) as info:
+        PassManager("func(erase-g)", instruments=[timing, CrashReproducer(path)]).run(
+            source_module())
+    assert info.value.reproducer == str(path)
+    assert read_reproducer(path.read_text())[0] == "builtin.func(erase-g)"
+    assert "'builtin.func' Pipeline" in timing.report and "erase-g" in timing.report
+
+
 def test_pipeline_errors_on_later_lines_say_which_line():
     with pytest.raises(ParseError) as info:
         PassManager("canonicalize,\n  func(cse),\n  nope")

@@ -13,7 +13,8 @@ OP_PATH_TAG = "// accy-run-on: "
 class Instrument:
     """Base class: every hook does nothing. The pass manager calls them in this order:
     before_pipeline, (before_pass, [before/after_analysis...], after_pass | on_failure), nests
-    around their passes, after_pipeline (also after a failure)."""
+    around their passes, after_pipeline (also after a failure). on_failure gets pass_ None for
+    a failure no single pass caused (a nest that lost an op it was to visit)."""
 
     def before_pipeline(self, manager, op, cache): pass
     def after_pipeline(self, manager, op, cache): pass
@@ -78,7 +79,7 @@ class Timing(Instrument):
                  for k, v in statistics.items()})
 
     def on_failure(self, pass_, op, error):
-        if len(self.stack) > 1 and self.stack[-1][0].name == pass_.name:
+        if pass_ is not None and len(self.stack) > 1 and self.stack[-1][0].name == pass_.name:
             self._leave()           # (not if an earlier instrument failed before this one ran)
 
     def before_nest(self, nest, op):

@@ -97,9 +97,12 @@ class _Run:
         preserved = True
         for child in children:
             if not _alive(child):
-                raise PassError(f"a pass of the nested pipeline '{nest.text()}' erased a "
+                err = PassError(f"a pass of the nested pipeline '{nest.text()}' erased a "
                                 f"'{nest.op_name}' op it had not reached yet", nest.text(),
                                 op.name)
+                for ins in self.instruments:
+                    ins.on_failure(None, op, err)   # no one pass to blame
+                raise err
             preserved = _intersect(preserved, self.items(nest.items, child))
         # as the adaptor pass it is, the nest invalidates what its passes did not all preserve
         self.cache.finish_pass(op, preserved)
