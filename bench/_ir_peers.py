@@ -45,6 +45,15 @@ def _malloc_trim():
         pass
 
 
+def mlir_chain(ir, func, t):
+    """In an entered MLIR location: a module holding `func.func @chain(t, t) -> t`; returns the
+    module and the function's entry block."""
+    m = ir.Module.create()
+    with ir.InsertionPoint(m.body):
+        f = func.FuncOp("chain", ir.FunctionType.get([t, t], [t]))
+    return m, f.add_entry_block()
+
+
 class XdslWorkload:
     name = "xDSL"
     walk_native = None  # xDSL is pure Python: no compiled walk
@@ -81,10 +90,7 @@ class XdslWorkload:
         m.verify()
 
     def walk(self, m):
-        n = 0
-        for _ in m.walk():
-            n += 1
-        return n
+        return sum(1 for _ in m.walk())
 
     def use_lists(self, m):
         n = 0
@@ -159,10 +165,7 @@ class MlirWorkload:
     def build(self, n, dead=False):
         ir, arith, func, t = self.ir, self.arith, self.func, self.t
         with self.loc:
-            m = ir.Module.create()
-            with ir.InsertionPoint(m.body):
-                f = func.FuncOp("chain", ir.FunctionType.get([t, t], [t]))
-            block = f.add_entry_block()
+            m, block = mlir_chain(ir, func, t)
             with ir.InsertionPoint(block):
                 a0, a1 = block.arguments
                 zero = arith.ConstantOp(t, self.zeros).result

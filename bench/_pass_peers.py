@@ -57,7 +57,7 @@ JAX IR context, with P one of
   `count_ops` walks with a Python callback per op (a check, not a timed path).
 """
 
-from _ir_peers import MlirWorkload
+from _ir_peers import MlirWorkload, mlir_chain
 
 VARIANTS = ("f32", "i32", "dup", "dead")
 PASSES = ("canonicalize", "cse", "dce")
@@ -148,10 +148,7 @@ class MlirPasses:
         t = self.types[key]
         Add = arith.AddIOp if key == "i32" else arith.AddFOp
         with self.loc:
-            m = ir.Module.create()
-            with ir.InsertionPoint(m.body):
-                f = func.FuncOp("chain", ir.FunctionType.get([t, t], [t]))
-            block = f.add_entry_block()
+            m, block = mlir_chain(ir, func, t)
             with ir.InsertionPoint(block):
                 a0, a1 = block.arguments
                 x = a0

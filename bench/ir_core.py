@@ -72,10 +72,7 @@ class AccyWorkload:
         m.verify()
 
     def walk(self, m):
-        n = 0
-        for _ in m.walk():
-            n += 1
-        return n
+        return sum(1 for _ in m.walk())
 
     def walk_native(self, m):
         return count_ops(m)

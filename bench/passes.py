@@ -17,7 +17,6 @@ best of a few runs in µs per op; ratio columns say how many times slower a peer
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

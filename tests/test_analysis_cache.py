@@ -626,34 +626,23 @@ def test_a_hit_through_a_lease_pins_the_entry(ir, rec):
     cache.close()
 
 
-def test_an_outer_lease_keeps_its_pins_when_an_inner_one_ends(ir, rec):
-    """A pass (lease 1) runs a nested pipeline (lease 2) that asks for the same analysis: after the
-    inner run ends, the entry is still pinned for the outer one, which is still running."""
+@pytest.mark.parametrize("inner_first", [False, True])
+def test_an_outer_lease_keeps_its_pin_when_an_inner_one_ends(ir, rec, inner_first):
+    """A pass (lease 1) runs a nested pipeline (lease 2); both ask for the same analysis, in
+    either order. When the inner run ends, the outer one still runs and has asked for it: the
+    entry must stay pinned."""
     x = ir.leaves[ir.funcs[0]][0]
     cache = AnalysisCache(ir.ctx, Capacity(max_analysis_entries=2))
     outer = cache.begin_lease()
-    v = rec.get(AnalysisScope(cache, x, "outer", outer), x, LOCAL)
+    if not inner_first:
+        v = rec.get(AnalysisScope(cache, x, "outer", outer), x, LOCAL)
     inner = cache.begin_lease()
-    assert rec.get(AnalysisScope(cache, x, "inner", inner), x, LOCAL) is v
-    cache.end_lease(inner)
-    rec.get(cache, ir.funcs[0], SHAPE)
-    rec.get(cache, ir.funcs[1], SHAPE)                  # needs room: v is pinned by `outer`
-    assert v not in rec.cleaned
-    assert cache.contains(x, LOCAL)
-    cache.end_lease(outer)
-    cache.close()
-
-
-def test_an_outer_lease_keeps_its_pin_on_what_an_inner_run_asked_for_first(ir, rec):
-    """The other order: the inner run (lease 2) asks first, then the outer one (lease 1) asks for
-    the same entry while the inner is still running. When the inner run ends, the outer one has
-    still asked for it and still runs: it must stay pinned."""
-    x = ir.leaves[ir.funcs[0]][0]
-    cache = AnalysisCache(ir.ctx, Capacity(max_analysis_entries=2))
-    outer = cache.begin_lease()
-    inner = cache.begin_lease()
-    v = rec.get(AnalysisScope(cache, x, "inner", inner), x, LOCAL)
-    assert rec.get(AnalysisScope(cache, x, "outer", outer), x, LOCAL) is v
+    got = rec.get(AnalysisScope(cache, x, "inner", inner), x, LOCAL)
+    if inner_first:
+        v = got
+        assert rec.get(AnalysisScope(cache, x, "outer", outer), x, LOCAL) is v
+    else:
+        assert got is v
     cache.end_lease(inner)
     rec.get(cache, ir.funcs[0], SHAPE)
     rec.get(cache, ir.funcs[1], SHAPE)                  # needs room: v is pinned by `outer`
