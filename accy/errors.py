@@ -1,4 +1,5 @@
 """The errors accy raises. Every failure a user can cause maps to one of these."""
+import builtins
 
 
 class AccyError(Exception):
@@ -34,6 +35,21 @@ class CapacityError(AccyError):
 
 class IRError(AccyError):
     """A misuse of the IR API: an erased handle, a refused erase, a move that makes a cycle."""
+
+
+class ShapeError(AccyError, ValueError):
+    """Operand shapes an op cannot take (tracing, type inference); names the op and, when traced,
+    the user's source line."""
+
+
+class TypeError(AccyError, builtins.TypeError):  # noqa: A001 - accy.TypeError, by design
+    """Operand dtypes an op cannot take (tracing, type inference); names the op and, when
+    traced, the user's source line. Also a builtins.TypeError, so `except TypeError` works."""
+
+
+class UnsupportedError(AccyError):
+    """Something this path cannot do (e.g. the reference interpreter running a user PTX
+    kernel); the message says what and where to go instead."""
 
 
 class AnalysisError(AccyError):

@@ -1,0 +1,516 @@
+"""The reference interpreter: runs a tensor-level module with numpy, exactly as
+docs/tensor-ops.md ("Numerics") defines each op. It is the oracle every emitted kernel is
+checked against, so it favours exactness over speed:
+
+- f16/bf16/f32 elementwise math is evaluated in f64 and rounded once to the op's dtype
+  (`round_to`; bf16 through round-to-odd, since a plain f64 -> f32 -> bf16 cast rounds twice);
+- integers wrap, with XLA's rules for division by zero and out-of-range shifts;
+- float `sum`/`prod` reductions and scans fold sequentially in row-major order in the op's
+  dtype; other reductions are order-independent and use numpy directly;
+- dot_general multiplies and sums in f64 (integers: in the accumulation dtype, wrapping),
+  rounds once to the accumulation dtype, then converts to the result dtype;
+- `attention` runs its decomposition (`accy.tensor.decompose`).
+
+    outputs = accy.reference.run(module, x, w)      # a tuple of numpy arrays
+"""
+import math
+
+import numpy as np
+
+import accy.tensor  # noqa: F401  (registers the tensor dialect)
+from accy._core.builtin import lookup_symbol
+from accy._core.context import Block, Builder, Context
+from accy._core.registry import ELEMENTWISE, CONSTANT
+from accy._core.types import FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
+from accy.errors import UnsupportedError, ShapeError, TypeError as DTypeError
+from accy.tensor import reduce_kind
+from accy.tensor.build import Emitter, KIND_OPS
+from accy.tensor.dialect import accumulation_type, default_compare_type, dot_dimensions
+from accy.tensor.decompose import emit_attention
+
+MAX_CALL_DEPTH = 200
+
+
+def run(module, *arrays, function="main", max_iterations=None):
+    """Run `function` of `module` on `arrays`; returns a tuple with one numpy array per result.
+    `max_iterations` bounds every `tensor.iterate` loop (None: unbounded)."""
+    func = _find_function(module, function)
+    entry = func.regions[0].entry
+    if entry is None:
+        raise UnsupportedError(f"@{function} is a declaration without a body")
+    args = _check_arguments(function, entry.arguments, arrays)
+    return tuple(np.array(a) for a in Interpreter(max_iterations).call(func, args))
+
+
+def _find_function(module, name):
+    for op in module.body if hasattr(module, "body") else module.regions[0].entry:
+        if op.name == "builtin.func" and op.attributes.get("sym_name") == name:
+            return op
+    raise UnsupportedError(f"the module has no function @{name}")
+
+
+def _check_arguments(function, params, arrays):
+    if len(arrays) != len(params):
+        raise DTypeError(f"@{function} takes {len(params)} arguments, got {len(arrays)}")
+    out = []
+    for i, (p, a) in enumerate(zip(params, arrays)):
+        t = p.type
+        arr = np.asarray(a)
+        if arr.dtype != numpy_dtype(t.dtype):
+            raise DTypeError(f"argument {i} of @{function} must be {t.dtype}, got {arr.dtype}")
+        if arr.shape != t.shape:
+            raise ShapeError(f"argument {i} of @{function} must have shape {t.shape}, "
+                             f"got {arr.shape}")
+        out.append(arr)
+    return out
+
+
+# ---- rounding ---------------------------------------------------------------------------------
+
+def round_to(x, dtype):
+    """Round f64 array `x` once (to nearest even) to float `dtype`."""
+    np_dtype = numpy_dtype(dtype)
+    if dtype != "bf16":
+        return x.astype(np_dtype)
+    # Round to odd at f32 precision, then to nearest even at bf16: one correct rounding.
+    y = x.astype(np.float32)
+    inexact = (y.astype(np.float64) != x) & ~np.isnan(x)
+    overshoot = inexact & (np.abs(y.astype(np.float64)) > np.abs(x))
+    y = np.where(overshoot, np.nextafter(y, np.float32(0)), y)
+    bits = y.view(np.uint32) | inexact.astype(np.uint32)
+    return bits.view(np.float32).astype(np_dtype)
+
+
+def _f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+def _float_op(fn):
+    """An op on float operands: evaluate `fn` in f64, round once to the operands' dtype."""
+    def apply(op, *xs):
+        with np.errstate(all="ignore"):
+            return round_to(np.asarray(fn(*map(_f64, xs)), np.float64), op.result_types[0].dtype)
+    return apply
+
+
+# ---- elementwise semantics --------------------------------------------------------------------
+
+def _max(a, b):
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), b, a), np.maximum(a, b))
+
+
+def _min(a, b):
+    both_zero = (a == 0) & (b == 0)
+    return np.where(both_zero, np.where(np.signbit(a), a, b), np.minimum(a, b))
+
+
+def _sign(x):
+    return np.where(x == 0, x, np.sign(x))
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+FLOAT_FNS = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "remainder": np.fmod, "power": np.power, "maximum": _max, "minimum": _min,
+    "negate": np.negative, "abs": np.abs, "sign": _sign, "exp": np.exp, "exp2": np.exp2,
+    "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x), "tanh": np.tanh,
+    "logistic": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "erf": lambda x: _erf(x).astype(np.float64), "sin": np.sin, "cos": np.cos,
+    "floor": np.floor, "ceil": np.ceil, "round_nearest_even": np.rint,
+}
+
+
+def _unsigned(x):
+    return x.view(np.dtype(f"u{x.dtype.itemsize}"))
+
+
+def _signed(dtype):
+    return dtype.kind == "i"
+
+
+def _int_divide(a, b):
+    """Truncating division; x / 0 = -1, INT_MIN / -1 = INT_MIN (wrapping), as XLA."""
+    minus_one = (b == -1) if _signed(a.dtype) else np.zeros(b.shape, bool)
+    safe = np.where((b == 0) | minus_one, 1, b).astype(a.dtype)
+    q = (a - np.fmod(a, safe)) // safe
+    return np.where(b == 0, np.array(-1).astype(a.dtype),
+                    np.where(minus_one, np.negative(a), q)).astype(a.dtype)
+
+
+def _int_remainder(a, b):
+    """Remainder with the dividend's sign; x % 0 = x, INT_MIN % -1 = 0."""
+    minus_one = (b == -1) if _signed(a.dtype) else np.zeros(b.shape, bool)
+    safe = np.where((b == 0) | minus_one, 1, b).astype(a.dtype)
+    return np.where(b == 0, a, np.fmod(a, safe)).astype(a.dtype)
+
+
+def _int_power(a, b):
+    """Wrapping exponentiation by squaring; negative exponents as docs/tensor-ops.md says."""
+    result = np.ones(np.broadcast(a, b).shape, a.dtype)
+    base = np.array(a, copy=True)
+    e = np.where(b < 0, 0, b).astype(np.int64) if _signed(b.dtype) else b.astype(np.int64)
+    for _ in range(64):
+        result = np.where(e & 1, result * base, result).astype(a.dtype)
+        base = (base * base).astype(a.dtype)
+        e = e >> 1
+    if _signed(b.dtype):
+        odd = (b & 1).astype(bool)
+        negative = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(a.dtype)
+        result = np.where(b < 0, negative, result)
+    return result.astype(a.dtype)
+
+
+def _shift(kind):
+    def shift(a, b):
+        bits = a.dtype.itemsize * 8
+        amount = b.astype(np.int64)
+        valid = (amount >= 0) & (amount < bits)
+        safe = np.where(valid, amount, 0).astype(a.dtype)
+        if kind == "left":
+            out, fill = a << safe, 0
+        elif kind == "logical":
+            out, fill = _unsigned(_unsigned(a) >> _unsigned(safe)).view(a.dtype), 0
+        else:
+            out, fill = a >> safe, np.where(a < 0, -1, 0)
+        return np.where(valid, out, fill).astype(a.dtype)
+    return shift
+
+
+INT_FNS = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": _int_divide,
+    "remainder": _int_remainder, "power": _int_power, "maximum": np.maximum,
+    "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "shift_left": _shift("left"), "shift_right_arithmetic": _shift("arithmetic"),
+    "shift_right_logical": _shift("logical"), "negate": np.negative, "abs": np.abs,
+    "sign": np.sign, "not": np.invert,
+}
+BOOL_FNS = {
+    "add": np.logical_or, "or": np.logical_or, "maximum": np.logical_or,
+    "multiply": np.logical_and, "and": np.logical_and, "minimum": np.logical_and,
+    "xor": np.logical_xor, "not": np.logical_not,
+}
+
+
+def _elementwise(name):
+    short = name.split(".", 1)[1]
+
+    def apply(op, *xs):
+        dtype = op.result_types[0].dtype
+        if dtype in FLOAT_DTYPES:
+            return _float_op(FLOAT_FNS[short])(op, *xs)
+        table = BOOL_FNS if dtype == "i1" else INT_FNS
+        with np.errstate(all="ignore"):
+            return np.asarray(table[short](*xs)).astype(numpy_dtype(dtype))
+    return apply
+
+
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+            "GT": np.greater, "GE": np.greater_equal}
+
+
+def _compare(op, a, b):
+    attrs = op.attributes
+    dtype = op.operand_types[0].dtype
+    if attrs.get("compare_type", default_compare_type(dtype)) == "UNSIGNED" and dtype != "i1":
+        a, b = _unsigned(a), _unsigned(b)
+    with np.errstate(invalid="ignore"):
+        return _COMPARE[attrs["comparison_direction"]](a, b)
+
+
+def _clamp(op, lo, x, hi):
+    fn = _elementwise("tensor.maximum")
+    return _elementwise("tensor.minimum")(op, fn(op, x, lo), hi)
+
+
+def convert(x, dtype):
+    """x converted to `dtype` by the rules of `tensor.convert`."""
+    src = x.dtype
+    target = numpy_dtype(dtype)
+    if dtype == "i1":
+        return x != 0
+    if src == np.bool_:
+        return x.astype(target)
+    if dtype in FLOAT_DTYPES:
+        if src.kind in "iu" and dtype != "bf16":
+            return x.astype(target)         # numpy's int -> float cast rounds once
+        return round_to(_f64(x), dtype)
+    if src.kind in "iu":
+        return x.astype(target)             # wraps
+    info = np.iinfo(target)
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(_f64(x))
+        high, low = t >= float(info.max), t <= float(info.min)     # NaN is neither
+        inside = np.where(high | low | np.isnan(t), 0, t).astype(np.int64)
+    return np.where(high, info.max, np.where(low, info.min, inside)).astype(target)
+
+
+# ---- shape ops ----------------------------------------------------------------------------------
+
+def _iota(op):
+    t = op.result_types[0]
+    d = op.attributes["iota_dimension"]
+    shape = [1] * t.rank
+    shape[d] = t.shape[d]
+    values = np.arange(t.shape[d]).reshape(shape)
+    return np.broadcast_to(convert(values, t.dtype), t.shape)
+
+
+def _broadcast_in_dim(op, x):
+    t = op.result_types[0]
+    shape = [1] * t.rank
+    for i, d in enumerate(op.attributes["broadcast_dimensions"]):
+        shape[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(shape), t.shape)
+
+
+def _slice(op, x):
+    a = op.attributes
+    strides = a.get("strides", (1,) * x.ndim)
+    return x[tuple(slice(s, l, st) for s, l, st in
+                   zip(a["start_indices"], a["limit_indices"], strides))]
+
+
+def _pad(op, x, value):
+    a = op.attributes
+    low, high = a["edge_padding_low"], a["edge_padding_high"]
+    interior = a.get("interior_padding", (0,) * x.ndim)
+    grown = [max(lo, 0) + max(hi, 0) + d + max(d - 1, 0) * it
+             for lo, hi, it, d in zip(low, high, interior, x.shape)]
+    out = np.full(grown, value, x.dtype)
+    out[tuple(slice(max(lo, 0), max(lo, 0) + max(d - 1, 0) * (it + 1) + 1, it + 1)
+              for lo, it, d in zip(low, interior, x.shape))] = x
+    return out[tuple(slice(max(-lo, 0), g - max(-hi, 0))
+                     for lo, hi, g in zip(low, high, grown))]
+
+
+def _gather(op, x, idx):
+    a = op.attributes
+    axis = a["axis"]
+    idx = np.clip(idx.astype(np.int64), 0, x.shape[axis] - 1)
+    if a.get("mode", "take") == "take":
+        return np.take(x, idx, axis=axis)
+    return np.take_along_axis(x, idx, axis=axis)
+
+
+def _dot_general(op, lhs, rhs):
+    lb, rb, lc, rc = dot_dimensions(op.attributes)
+    lf = [d for d in range(lhs.ndim) if d not in lb + lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb + rc]
+    batch = [lhs.shape[d] for d in lb]
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
+    n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
+    nb = int(np.prod(batch, dtype=np.int64))
+    a = np.transpose(lhs, list(lb) + lf + list(lc)).reshape(nb, m, k)
+    b = np.transpose(rhs, list(rb) + list(rc) + rf).reshape(nb, k, n)
+    acc = accumulation_type(op.attributes, op.operand_types[0].dtype)
+    out_t = op.result_types[0]
+    if acc in FLOAT_DTYPES:
+        product = round_to(np.matmul(_f64(a), _f64(b)), acc)
+    else:
+        wide = numpy_dtype(acc)
+        with np.errstate(all="ignore"):     # wrapping sums: exact in any order
+            product = np.matmul(a.astype(wide), b.astype(wide))
+    return convert(product, out_t.dtype).reshape(out_t.shape)
+
+
+# ---- the interpreter ---------------------------------------------------------------------------
+
+class Interpreter:
+    """Evaluates ops block by block; values live in one dict per call (SSA: no clashes)."""
+
+    def __init__(self, max_iterations=None):
+        self.max_iterations = max_iterations
+        self.depth = 0
+
+    def call(self, func, args):
+        self.depth += 1
+        if self.depth > MAX_CALL_DEPTH:
+            raise UnsupportedError(f"calls nest deeper than {MAX_CALL_DEPTH} (recursion?)")
+        try:
+            return self.block(func.regions[0].entry, args, {})
+        finally:
+            self.depth -= 1
+
+    def block(self, block, args, env):
+        """Run `block` with its arguments bound to `args`; returns its terminator's operands."""
+        for a, value in zip(block.arguments, args):
+            env[a] = value
+        for op in block.operations:
+            name = op.name
+            operands = [env[v] for v in op.operands]
+            if name in ("builtin.return", "tensor.yield"):
+                return operands
+            fn = HANDLERS.get(name)
+            if fn is None:
+                raise UnsupportedError(f"the reference interpreter cannot run '{name}'")
+            results = fn(self, op, operands, env)
+            for r, value in zip(op.results, results):
+                env[r] = value
+        raise UnsupportedError("a block ended without a terminator")
+
+    def body(self, op, region_index, args, env):
+        return self.block(op.regions[region_index].entry, args, env)
+
+    def fold(self, op, xs, inits, axes, env):
+        """Sequential fold of `xs` over `axes` (moved last, row-major) from `inits`."""
+        moved = [np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim)) for x in xs]
+        outer = moved[0].shape[:moved[0].ndim - len(axes)]
+        flat = [x.reshape(outer + (-1,)) for x in moved]
+        accs = [np.broadcast_to(i, outer).copy() for i in inits]
+        step = self.step_function(op, env)
+        for j in range(flat[0].shape[-1]):
+            accs = step(accs, [x[..., j] for x in flat])
+        return accs
+
+    def step_function(self, op, env):
+        """acc' = body(acc, e) as a function of arrays: the body's ops run on whole arrays when
+        they are all elementwise (or constants); otherwise element by element."""
+        block = op.regions[0].entry
+        vectorized = all(o.has_trait(ELEMENTWISE) or o.has_trait(CONSTANT)
+                         or o.name == "tensor.yield" for o in block.operations)
+        if vectorized:
+            return lambda accs, es: [np.asarray(r) for r in self.block(block, accs + es, env)]
+
+        def each(accs, es):
+            shape = np.shape(accs[0])
+            outs = [np.empty(shape, a.dtype) for a in accs]
+            for index in np.ndindex(*shape):
+                args = [np.asarray(a[index]) for a in accs + es]
+                for out, r in zip(outs, self.block(block, args, env)):
+                    out[index] = r
+            return outs
+        return each
+
+
+def _order_free(kind, dtype):
+    """numpy's reduction for `kind` on `dtype` when its result cannot depend on the order
+    (None for float sum/prod, which fold sequentially)."""
+    if dtype == "i1":
+        return {"sum": np.any, "max": np.any, "or": np.any,
+                "prod": np.all, "min": np.all, "and": np.all}.get(kind)
+    if dtype in INT_DTYPES:
+        return {"sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.maximum.reduce,
+                "min": np.minimum.reduce, "and": np.bitwise_and.reduce,
+                "or": np.bitwise_or.reduce}.get(kind)
+    if kind in ("max", "min"):
+        return _float_extreme(kind)
+    return None
+
+
+def _float_extreme(kind):
+    """max/min over axes with NaN propagating and +0.0 above -0.0, as `maximum` says."""
+    def reduce(x, axis):
+        fn = np.maximum.reduce if kind == "max" else np.minimum.reduce
+        r = fn(x, axis=axis)
+        zero = (x == 0) & (np.signbit(x) == (kind == "min"))   # the zero that wins
+        winner = np.array(0.0 if kind == "max" else -0.0, x.dtype)
+        return np.where((r == 0) & np.any(zero, axis=axis), winner, r)
+    return reduce
+
+
+def _reduce(self, op, xs, env):
+    n = len(xs) // 2
+    inputs, inits = xs[:n], xs[n:]
+    dims = tuple(op.attributes["dimensions"])
+    kind = reduce_kind(op)
+    fast = _order_free(kind, op.operand_types[0].dtype) if kind and n == 1 else None
+    if fast is not None and inputs[0].size and all(inputs[0].shape[d] for d in dims):
+        with np.errstate(all="ignore"):
+            reduced = np.asarray(fast(inputs[0], axis=dims)).astype(inputs[0].dtype)
+        combine = _elementwise("tensor." + KIND_OPS[kind].split(".")[1])
+        return [np.asarray(combine(op, inits[0], reduced)).reshape(op.result_types[0].shape)]
+    return [np.asarray(a).reshape(t.shape) for a, t in
+            zip(self.fold(op, inputs, inits, dims, env), op.result_types)]
+
+
+def _scan(self, op, xs, env):
+    x, init = xs
+    a = op.attributes
+    axis = a["dimension"]
+    if a.get("reverse", False):
+        x = np.flip(x, axis)
+    moved = np.moveaxis(x, axis, -1)
+    acc = np.broadcast_to(init, moved.shape[:-1]).copy()
+    step = self.step_function(op, env)
+    out = np.empty_like(moved)
+    for j in range(moved.shape[-1]):
+        if a.get("exclusive", False):
+            out[..., j] = acc
+            (acc,) = step([acc], [moved[..., j]])
+        else:
+            (acc,) = step([acc], [moved[..., j]])
+            out[..., j] = acc
+    out = np.moveaxis(out, -1, axis)
+    return [np.flip(out, axis) if a.get("reverse", False) else out]
+
+
+def _iterate(self, op, values, env):
+    count = 0
+    while bool(self.body(op, 0, values, env)[0]):
+        if self.max_iterations is not None and count >= self.max_iterations:
+            raise UnsupportedError(f"tensor.iterate ran more than {self.max_iterations} "
+                                   f"iterations (max_iterations)")
+        values = [np.asarray(v) for v in self.body(op, 1, values, env)]
+        count += 1
+    return values
+
+
+def _call(self, op, args, env):
+    callee = lookup_symbol(op, op.attributes["callee"].name)
+    return self.call(callee, args)
+
+
+def _attention(self, op, args, env):
+    """Run the decomposition on the operands (built once per call in a scratch Context)."""
+    types = [TensorType(t.dtype, t.shape) for t in op.operand_types]
+    block = Block.create(Context(), types)
+    e = Emitter(Builder(block.context).at_end(block))
+    a = op.attributes
+    ins = block.arguments
+    out = emit_attention(e, *ins[:3], mask=ins[3] if len(ins) == 4 else None,
+                         scale=a["scale"].value, causal=a.get("causal", False))
+    e.builder.create("tensor.yield", [out])
+    return self.block(block, args, {})
+
+
+def _kernel_call(self, op, args, env):
+    raise UnsupportedError(
+        f"the reference interpreter cannot run tensor.kernel_call of '{op.attributes['kernel']}' "
+        f"(user PTX); run the compiled executable on the GPU or the emulator instead")
+
+
+def _lift(fn):
+    """A handler from a plain `fn(op, *operands) -> array`."""
+    return lambda self, op, xs, env: [np.asarray(fn(op, *xs))]
+
+
+HANDLERS = {
+    **{f"tensor.{n}": _lift(_elementwise(f"tensor.{n}"))
+       for n in set(FLOAT_FNS) | set(INT_FNS) | set(BOOL_FNS)},
+    "tensor.is_finite": _lift(lambda op, x: np.isfinite(x)),
+    "tensor.compare": _lift(_compare),
+    "tensor.select": _lift(lambda op, p, a, b: np.where(p, a, b)),
+    "tensor.clamp": _lift(_clamp),
+    "tensor.convert": _lift(lambda op, x: convert(x, op.result_types[0].dtype)),
+    "tensor.constant": _lift(lambda op: op.attributes["value"].array),
+    "tensor.iota": _lift(_iota),
+    "tensor.reshape": _lift(lambda op, x: x.reshape(op.result_types[0].shape)),
+    "tensor.transpose": _lift(lambda op, x: np.transpose(x, op.attributes["permutation"])),
+    "tensor.broadcast_in_dim": _lift(_broadcast_in_dim),
+    "tensor.slice": _lift(_slice),
+    "tensor.concatenate": _lift(lambda op, *xs: np.concatenate(xs, op.attributes["dimension"])),
+    "tensor.pad": _lift(_pad),
+    "tensor.reverse": _lift(lambda op, x: np.flip(x, tuple(op.attributes["dimensions"]))),
+    "tensor.gather": _lift(_gather),
+    "tensor.dot_general": _lift(_dot_general),
+    "tensor.reduce": _reduce,
+    "tensor.scan": _scan,
+    "tensor.iterate": _iterate,
+    "tensor.attention": _attention,
+    "tensor.kernel_call": _kernel_call,
+    "builtin.call": _call,
+}
