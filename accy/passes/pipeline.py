@@ -22,6 +22,7 @@ _PASSES = {
     "canonicalize": "accy.passes.canonicalize",
     "cse": "accy.passes.cse",
     "dce": "accy.passes.dce",
+    "decompose-attention": "accy.passes.decompose_attention",
 }
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 

@@ -14,6 +14,7 @@ from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUT
                                  SINGLE_BLOCK, CONSTANT)
 from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
 from accy.errors import ShapeError, TypeError as DTypeError
+from accy.tensor.folds import fold_for
 
 NUMERIC = FLOAT_DTYPES | INT_DTYPES
 ANY = frozenset(DTYPES)
@@ -469,13 +470,14 @@ def _row(name, operands, rule, results=1, infers=True, traits=PURE, attributes=N
          regions=0, region_check=None):
     full = "tensor." + name
     RULES[full] = rule
+    fold = fold_for(name, bool(traits & ELEMENTWISE)) if results == 1 else None
     if infers:
         INFERS.add(full)
     return OpDef(full, operands=operands, results=results, regions=regions,
                  attributes=attributes or {}, traits=traits,
                  infer=(lambda ins, attrs: rule(ins, attrs, None)) if infers else None,
                  verify=_verifier(rule, infers, region_check)
-                 if (not infers or region_check) else None)
+                 if (not infers or region_check) else None, fold=fold)
 
 
 _EW = PURE | ELEMENTWISE
