@@ -99,12 +99,22 @@ class Emitter:
         results = results if isinstance(results, (tuple, list)) else (results,)
         inner.builder.create("tensor.yield", list(results))
 
+    @staticmethod
+    def _check_regions(op):
+        """The region constraints (C33, C35, C37, C38), checked once the bodies are built;
+        a bad body erases the op and raises, as a bad operand does."""
+        message = op.op_def.verify(op)
+        if message:
+            op.erase(force=True)
+            raise DTypeError(f"'{op.name}' {message}")
+
     def reduce(self, inputs, inits, dimensions, body):
         """reduce(inputs, inits) with `body(emitter, *accs, *elems) -> new accs`."""
         operands = list(inputs) + list(inits)
         outs = self.ops("tensor.reduce", operands, attributes={"dimensions": tuple(dimensions)})
         region = outs[0].owner.regions[0]
         self._body(region, [v.type for v in inits] * 2, body)
+        self._check_regions(outs[0].owner)
         return outs
 
     def reduce_kind(self, x, dimensions, kind):
@@ -128,17 +138,19 @@ class Emitter:
         (out,) = self.ops("tensor.scan", [x, init], attributes={
             "dimension": dimension, "exclusive": bool(exclusive), "reverse": bool(reverse)})
         self._body(out.owner.regions[0], [init.type] * 2, body)
+        self._check_regions(out.owner)
         return out
 
     def iterate(self, inits, cond, body):
         """while cond(*vals): vals = body(*vals); `cond(emitter, *vals) -> i1 value`."""
-        outs = self.ops("tensor.iterate", list(inits))
-        op = outs[0].owner if outs else None
-        if op is None:
+        if not inits:
             raise ShapeError("'tensor.iterate' needs at least one loop-carried value")
+        outs = self.ops("tensor.iterate", list(inits))
+        op = outs[0].owner
         types = [v.type for v in inits]
         self._body(op.regions[0], types, cond)
         self._body(op.regions[1], types, body)
+        self._check_regions(op)
         return outs
 
 
@@ -203,8 +215,11 @@ def reduce_kind(op):
     found = _structure(blocks[0])
     kinds = KIND_OPS if n == 1 else ("argmax", "argmin") if n == 2 else ()
     for kind in kinds:
-        if found == _template(kind, inits):
-            return kind
+        try:
+            if found == _template(kind, inits):
+                return kind
+        except (ShapeError, DTypeError):
+            continue                    # the kind's op does not take this dtype
     if n == 1 and len(found) == 2 and found[0][0] in _OP_KINDS and \
             found[0][1] == (("arg", 1), ("arg", 0)) and found[1][1] == (("op", 0, 0),):
         return _OP_KINDS[found[0][0]]       # commutative body written (e, acc)

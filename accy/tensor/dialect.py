@@ -281,7 +281,10 @@ def _gather(ins, attrs, outs):
 
 
 ACCUMULATION = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i64": "i64"}
-_WIDTH_ORDER = ("i1", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")
+# dtype -> the dtypes that hold every one of its values (what an accumulation may be)
+HOLDS = {"f16": ("f16", "f32", "f64"), "bf16": ("bf16", "f32", "f64"), "f32": ("f32", "f64"),
+         "f64": ("f64",), "u8": ("u8", "i16", "i32", "i64"), "i8": ("i8", "i16", "i32", "i64"),
+         "i16": ("i16", "i32", "i64"), "i32": ("i32", "i64"), "i64": ("i64",)}
 
 
 def accumulation_type(attrs, dtype):
@@ -319,10 +322,9 @@ def _dot_general(ins, attrs, outs):
     if outs is not None and outs[0].shape != shape:
         raise _shape_error("C28", f"result shape must be {shape}, got {outs[0].shape}")
     acc = accumulation_type(attrs, lhs.dtype)
-    if (acc not in DTYPES or (acc in FLOAT_DTYPES) != (lhs.dtype in FLOAT_DTYPES)
-            or _WIDTH_ORDER.index(acc) < _WIDTH_ORDER.index(lhs.dtype)):
-        raise _dtype_error("C29", f"accumulation_type {acc!r} must be a {lhs.dtype}-class dtype "
-                                  f"at least as wide")
+    if acc not in HOLDS[lhs.dtype]:
+        raise _dtype_error("C29", f"accumulation_type {acc!r} must hold every {lhs.dtype} value "
+                                  f"(one of {', '.join(HOLDS[lhs.dtype])})")
     return (TensorType(dtype, shape),)
 
 
@@ -356,7 +358,9 @@ def _scan(ins, attrs, outs):
 
 
 def _iterate(ins, attrs, outs):
-    if outs is not None and tuple(outs) != tuple(ins):
+    if outs is None:
+        return tuple(ins)
+    if tuple(outs) != tuple(ins):
         raise DTypeError(f"(C36) results {list(map(str, outs))} must have the operand types "
                          f"{list(map(str, ins))}")
     return tuple(ins)
@@ -520,7 +524,8 @@ def _rows():
         _row("scan", 2, _scan, regions=1, traits=PURE | SINGLE_BLOCK, attributes={
             "dimension": (int, True), "exclusive": (bool, False), "reverse": (bool, False)},
             region_check=_scan_regions),
-        _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, traits=SINGLE_BLOCK,
+        _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, infers=False,
+             traits=SINGLE_BLOCK,
              region_check=_iterate_regions),
         _row("attention", (3, 4), _attention, attributes={
             "scale": (FloatAttr, True), "causal": (bool, False)}),

@@ -1,0 +1,127 @@
+"""canonicalize on the tensor dialect: constants fold to exactly what the reference computes,
+identities fold only where they are exact, shape ops that change nothing disappear."""
+import numpy as np
+import pytest
+
+import accy.reference
+import accy.tensor  # noqa: F401
+from accy.ir import Builder, Context, FunctionType, Module, TensorType, parse
+from accy.passes import PassManager
+from accy.tensor import Emitter
+from accy.tensor.folds import FOLD_LIMIT
+
+
+def _module(in_types, build):
+    ctx = Context()
+    m = Module.create(ctx)
+    f = Builder(ctx).at_end(m.body).create("builtin.func", attributes={
+        "sym_name": "main", "function_type": FunctionType(in_types, [])})
+    blk = f.regions[0].add_block(in_types)
+    outs = build(Emitter(Builder(ctx).at_end(blk)), *blk.arguments)
+    Builder(ctx).at_end(blk).create("builtin.return", list(outs))
+    f.set_attribute("function_type", FunctionType(in_types, [o.type for o in outs]))
+    m.verify()
+    return m
+
+
+def _names(m):
+    return [op.name for op in m.walk() if op.name.startswith("tensor.")]
+
+
+def _canonicalize(m):
+    PassManager("canonicalize").run(m)
+    m.verify()
+    return m
+
+
+@pytest.mark.parametrize("name,dtype", [
+    ("tensor.divide", "i32"), ("tensor.remainder", "i8"), ("tensor.power", "i16"),
+    ("tensor.add", "bf16"), ("tensor.divide", "f16"), ("tensor.exp", "f32"),
+    ("tensor.shift_right_arithmetic", "i32"), ("tensor.maximum", "f64"),
+])
+def test_constant_folds_match_the_reference_bit_for_bit(name, dtype):
+    rng = np.random.default_rng()
+    t = TensorType(dtype, (3, 5))
+    draw = (lambda: rng.integers(-40, 40, t.shape)) if dtype.startswith("i") else \
+        (lambda: rng.standard_normal(t.shape) * 3)
+    a, b = draw(), draw()
+    if dtype.startswith("i"):
+        b[0, 0] = 0                 # division by zero folds to what the program computes
+    unary = name == "tensor.exp"
+
+    def build(e):
+        x, y = e.constant(a, dtype), e.constant(b, dtype)
+        return [e.op(name, x) if unary else e.op(name, x, y)]
+    m = _module([], build)
+    (expected,) = accy.reference.run(m)
+    _canonicalize(m)
+    assert _names(m) == ["tensor.constant"]
+    (got,) = accy.reference.run(m)
+    assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+
+
+def test_large_results_are_not_folded():
+    n = FOLD_LIMIT + 1
+    m = _module([], lambda e: [e.op("tensor.negate", e.constant(np.arange(n), "f32"))])
+    assert "tensor.negate" in _names(_canonicalize(m))
+
+
+@pytest.mark.parametrize("name,const,dtype,folds", [
+    ("tensor.add", -0.0, "f32", True), ("tensor.add", 0.0, "f32", False),   # -0.0 + 0.0 = +0.0
+    ("tensor.add", 0, "i32", True), ("tensor.multiply", 1.0, "f16", True),
+    ("tensor.multiply", 0.0, "f32", False), ("tensor.subtract", 0.0, "f64", True),
+    ("tensor.divide", 1, "i8", True), ("tensor.divide", 2, "i8", False),
+])
+def test_identities_fold_only_when_exact(name, const, dtype, folds):
+    t = TensorType(dtype, (4,))
+    m = _module([t], lambda e, x: [e.op(name, x, e.full(const, dtype, (4,)))])
+    _canonicalize(m)
+    assert ("tensor." + name.split(".")[1] in _names(m)) != folds
+
+
+def test_self_identities_and_repeated_operands():
+    t = TensorType("i32", (4,))
+    m = _module([t], lambda e, x: [e.op("tensor.maximum", x, x), e.op("tensor.xor", x, x),
+                                   e.op("tensor.and", x, x)])
+    _canonicalize(m)
+    ret = next(op for op in m.walk() if op.name == "builtin.return")
+    arg = m.body.first_op.regions[0].entry.arguments[0]
+    assert ret.operands[0] == arg and ret.operands[2] == arg
+    (zero,) = accy.reference.run(m, np.arange(4, dtype=np.int32))[1:2]
+    assert not zero.any()
+
+
+@pytest.mark.parametrize("build,folds", [
+    (lambda e, x: e.op("tensor.transpose", x, permutation=(0, 1)), True),
+    (lambda e, x: e.op("tensor.transpose", x, permutation=(1, 0)), False),  # 3x3: same type
+    (lambda e, x: e.op("tensor.reverse", x, dimensions=()), True),
+    (lambda e, x: e.op("tensor.reverse", x, dimensions=(0,)), False),
+    (lambda e, x: e.op("tensor.slice", x, start_indices=(0, 0), limit_indices=(3, 3)), True),
+    (lambda e, x: e.op("tensor.pad", x, e.constant(0, "f32"), edge_padding_low=(1, 0),
+                       edge_padding_high=(-1, 0)), False),                 # a shift
+    (lambda e, x: e.reshape(e.op("tensor.convert", x, result_type=x.type), (3, 3)), True),
+    (lambda e, x: e.op("tensor.concatenate", x, dimension=0), True),
+])
+def test_shape_ops_that_change_nothing_disappear(build, folds):
+    t = TensorType("f32", (3, 3))
+    m = _module([t], lambda e, x: [build(e, x)])
+    x = np.random.default_rng().standard_normal((3, 3)).astype(np.float32)
+    (before,) = accy.reference.run(m, x)
+    _canonicalize(m)
+    assert (_names(m) == []) == folds
+    (after,) = accy.reference.run(m, x)
+    assert after.tobytes() == before.tobytes()
+
+
+def test_decompose_attention_pass_matches_the_composite():
+    rng = np.random.default_rng()
+    q = TensorType("f32", (2, 2, 5, 8))
+    m = _module([q, q, q], lambda e, a, b, c: [e.op("tensor.attention", a, b, c, scale=0.25,
+                                                     causal=True)])
+    args = [rng.standard_normal(q.shape).astype(np.float32) for _ in range(3)]
+    (composite,) = accy.reference.run(m, *args)
+    PassManager("decompose-attention,canonicalize,cse").run(m)
+    m.verify()
+    assert "tensor.attention" not in _names(m) and "tensor.dot_general" in _names(m)
+    (decomposed,) = accy.reference.run(parse(m.print()), *args)
+    assert decomposed.tobytes() == composite.tobytes()
