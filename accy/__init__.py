@@ -1,6 +1,10 @@
 """accy: a tensor compiler for NVIDIA GPUs (Cython IR core, Python passes, PTX out)."""
 from accy import ir
-from accy.errors import AccyError, ParseError, VerifyError, CapacityError, IRError
+from accy.errors import AccyError, ParseError, VerifyError, CapacityError, IRError, ShapeError, \
+    TypeError  # noqa: A004 - accy.TypeError (also a builtins.TypeError); not in __all__
+from accy.frontend import jit
+from accy import ops
 
 __version__ = "0.1.0"
-__all__ = ["ir", "AccyError", "ParseError", "VerifyError", "CapacityError", "IRError"]
+__all__ = ["ir", "ops", "jit", "AccyError", "ParseError", "VerifyError", "CapacityError",
+           "IRError", "ShapeError"]

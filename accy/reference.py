@@ -357,9 +357,11 @@ class Interpreter:
 
     def fold(self, op, xs, inits, axes, env):
         """Sequential fold of `xs` over `axes` (moved last, row-major) from `inits`."""
+        axes = sorted(axes)
         moved = [np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim)) for x in xs]
         outer = moved[0].shape[:moved[0].ndim - len(axes)]
-        flat = [x.reshape(outer + (-1,)) for x in moved]
+        count = int(np.prod([xs[0].shape[d] for d in axes], dtype=np.int64))
+        flat = [x.reshape(outer + (count,)) for x in moved]
         accs = [np.broadcast_to(i, outer).copy() for i in inits]
         step = self.step_function(op, env)
         for j in range(flat[0].shape[-1]):

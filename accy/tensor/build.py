@@ -7,6 +7,7 @@ every op is checked by its rule when it is created, not only when the module is 
 """
 import numpy as np
 
+from accy._core.attributes import DenseAttr, check_attribute
 from accy._core.context import Block, Builder, Context
 from accy._core.types import FLOAT_DTYPES, TensorType, numpy_dtype
 from accy.errors import ShapeError, TypeError as DTypeError
@@ -48,7 +49,6 @@ class Emitter:
 
     def ops(self, name, operands, result_types_=None, attributes=None, regions=None):
         attributes = {k: v for k, v in (attributes or {}).items() if v is not None}
-        from accy._core.attributes import check_attribute
         checked = {k: check_attribute(v) for k, v in attributes.items()}
         try:
             outs = result_types(name, [v.type for v in operands], checked, result_types_)
@@ -60,7 +60,6 @@ class Emitter:
     # -- conveniences ------------------------------------------------------------------------
     def constant(self, value, dtype):
         """A constant of `dtype` holding `value` (a number or an array)."""
-        from accy._core.attributes import DenseAttr
         return self.op("tensor.constant", value=DenseAttr(np.asarray(value).astype(
             numpy_dtype(dtype)), dtype))
 

@@ -1,0 +1,97 @@
+"""`accy.jit`: trace a Python function on example inputs into a verified `builtin.func @main`,
+and run it through the reference interpreter, tracing once per input signature."""
+import collections
+import functools
+
+import numpy as np
+
+from accy._core.types import dtype_of_numpy, numpy_dtype
+from accy.errors import ShapeError, TypeError as DTypeError
+from accy.frontend.elementwise import tensor_of
+from accy.frontend.location import locate
+from accy.frontend.promotion import DEFAULTS, weak_kind
+from accy.frontend.tensor import Tensor, emitting
+from accy.ir import Builder, Context, FunctionType, Module, TensorType
+from accy.tensor import Emitter
+
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses size")
+
+
+def signature(arg):
+    """(shape, dtype) of one argument: a numpy array or scalar keeps its dtype, a Python number
+    takes the default dtype (f32, i32, i1)."""
+    if isinstance(arg, Tensor):
+        raise DTypeError("a jit function is called with arrays, not traced Tensors")
+    kind = None if isinstance(arg, np.generic) else weak_kind(arg)
+    if kind is not None:
+        return (), DEFAULTS[kind]
+    array = np.asarray(arg)
+    try:
+        return array.shape, dtype_of_numpy(array.dtype)
+    except ValueError:
+        raise DTypeError(f"an argument of numpy dtype {array.dtype} has no accy dtype") from None
+
+
+def _outputs(out):
+    """(leaves, rebuild) of what the traced function returned: a Tensor or a tuple/list."""
+    if isinstance(out, (tuple, list)):
+        return list(out), (tuple if isinstance(out, tuple) else list)
+    return [out], lambda leaves: leaves[0]
+
+
+def trace(fn, signatures):
+    """A verified module whose `builtin.func @main` computes `fn` on arguments of `signatures`,
+    and the function that rebuilds fn's output structure from the results."""
+    ctx = Context()
+    module = Module.create(ctx)
+    ins = [TensorType(dtype, shape) for shape, dtype in signatures]
+    func = Builder(ctx).at_end(module.body).create("builtin.func", attributes={
+        "sym_name": "main", "function_type": FunctionType(ins, [])})
+    block = func.regions[0].add_block(ins)
+    builder = Builder(ctx).at_end(block)
+    try:
+        with emitting(Emitter(builder)):
+            leaves, rebuild = _outputs(fn(*(Tensor(a) for a in block.arguments)))
+            values = [tensor_of(leaf).value for leaf in leaves]
+    except (ShapeError, DTypeError) as e:
+        locate(e)       # name the user's line that made the bad op
+        raise
+    builder.create("builtin.return", values)
+    func.set_attribute("function_type", FunctionType(ins, [v.type for v in values]))
+    module.verify()
+    return module, rebuild
+
+
+class Jit:
+    """A traced function: `lower(*examples)` gives a fresh verified module; calling it runs the
+    module for those arguments (traced once per tuple of argument (shape, dtype); see
+    `cache_info()`) and returns numpy arrays in fn's output structure."""
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self._cache = {}            # tuple of (shape, dtype) per argument -> (module, rebuild)
+        self._hits = self._misses = 0
+
+    def lower(self, *args):
+        return trace(self.__wrapped__, [signature(a) for a in args])[0]
+
+    def __call__(self, *args):
+        from accy import reference      # imported on the first run: lowering does not need it
+        key = tuple(signature(a) for a in args)
+        entry = self._cache.get(key)
+        if entry is None:
+            self._misses += 1
+            entry = self._cache[key] = trace(self.__wrapped__, key)
+        else:
+            self._hits += 1
+        module, rebuild = entry
+        arrays = [np.asarray(a, numpy_dtype(dtype)) for a, (_, dtype) in zip(args, key)]
+        return rebuild(list(reference.run(module, *arrays)))
+
+    def cache_info(self):
+        return CacheInfo(self._hits, self._misses, len(self._cache))
+
+
+def jit(fn):
+    """Trace `fn` (Tensors in, a Tensor or a tuple/list of them out) into accy IR."""
+    return Jit(fn)

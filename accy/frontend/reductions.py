@@ -1,0 +1,103 @@
+"""Reductions and scans: sum, prod, mean, max, min, argmax, argmin, cumsum, cumprod.
+
+`axis` is an int, a tuple of ints or None (every axis); negative axes count from the end.
+Sums, products and means of f16/bf16 accumulate in f32 and round once back to the input dtype
+(the reduce op accumulates in its own dtype, and with 11 or 8 significant bits a long running
+sum loses most of each addend). Sums and products of i1 count in i32, as JAX does; means of ints
+are f32.
+"""
+from accy.frontend.elementwise import astype, tensor_of, true_divide
+from accy.frontend.promotion import to_float
+from accy.frontend.shapes import normalize_axes, normalize_axis, ravel, reshape
+from accy.frontend.tensor import Tensor, as_dtype, emitter
+from accy.tensor import identity
+
+# input dtype -> (accumulation dtype, result dtype), for sum, prod, cumsum, cumprod, mean
+ACCUMULATE = {"f16": ("f32", "f16"), "bf16": ("f32", "bf16"), "i1": ("i32", "i32")}
+
+
+def _keep(x, axes, keepdims, source_shape):
+    if not keepdims:
+        return x
+    return reshape(x, tuple(1 if i in axes else d for i, d in enumerate(source_shape)))
+
+
+def _reduce(name, kind, x, axis, keepdims, accumulate):
+    x = tensor_of(x)
+    axes = normalize_axes(name, axis, x.ndim)
+    acc, result = ACCUMULATE.get(x.dtype, (x.dtype, x.dtype)) if accumulate else (x.dtype,) * 2
+    out = Tensor(emitter().reduce_kind(as_dtype(x, acc).value, axes, kind))
+    return _keep(as_dtype(out, result), axes, keepdims, x.shape)
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    return _reduce("sum", "sum", x, axis, keepdims, accumulate=True)
+
+
+def prod(x, axis=None, keepdims=False):
+    return _reduce("prod", "prod", x, axis, keepdims, accumulate=True)
+
+
+def max(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    return _reduce("max", "max", x, axis, keepdims, accumulate=False)
+
+
+def min(x, axis=None, keepdims=False):  # noqa: A001 - numpy's name
+    return _reduce("min", "min", x, axis, keepdims, accumulate=False)
+
+
+def mean(x, axis=None, keepdims=False):
+    """sum / count, in f32 for f16/bf16 (then rounded back) and for ints (an f32 result)."""
+    x = tensor_of(x)
+    dtype = to_float(x.dtype)
+    axes = normalize_axes("mean", axis, x.ndim)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    total = _reduce("mean", "sum", astype(x, ACCUMULATE.get(dtype, (dtype,))[0]), axis,
+                    keepdims, accumulate=False)
+    return astype(true_divide(total, float(count)), dtype)
+
+
+def _argreduce(kind, x, axis, keepdims):
+    x = tensor_of(x)
+    source_shape = x.shape
+    if axis is None:
+        x, axis = ravel(x), 0
+        axes = tuple(range(len(source_shape)))
+    else:
+        axis = normalize_axis(kind, axis, x.ndim)
+        axes = (axis,)
+    _, index = emitter().argreduce(x.value, axis, kind)
+    return _keep(Tensor(index), axes, keepdims, source_shape)
+
+
+def argmax(x, axis=None, keepdims=False):
+    """The i32 index of the first largest element (NaN counts as largest, as in numpy)."""
+    return _argreduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    """The i32 index of the first smallest element (NaN counts as smallest, as in numpy)."""
+    return _argreduce("argmin", x, axis, keepdims)
+
+
+def _scan(name, kind, x, axis):
+    x = tensor_of(x)
+    if axis is None:
+        x, axis = ravel(x), 0
+    axis = normalize_axis(name, axis, x.ndim)
+    acc, result = ACCUMULATE.get(x.dtype, (x.dtype, x.dtype))
+    init = emitter().constant(identity(kind, acc), acc)
+    out = Tensor(emitter().scan(as_dtype(x, acc).value, init, axis, kind))
+    return as_dtype(out, result)
+
+
+def cumsum(x, axis=None):
+    """Inclusive running sum along `axis` (None: of the flattened x)."""
+    return _scan("cumsum", "sum", x, axis)
+
+
+def cumprod(x, axis=None):
+    """Inclusive running product along `axis` (None: of the flattened x)."""
+    return _scan("cumprod", "prod", x, axis)
