@@ -28,7 +28,7 @@ def test_main_job_checks_the_bundled_example():
     r = run_accy()
     assert r.returncode == 0, r.stderr
     assert "FAILED" not in r.stdout
-    assert r.stdout.count("# ok:") == 5
+    assert r.stdout.count("# ok:") == 8
     assert '"builtin.module"() ({' in r.stdout and "builtin.module ({" in r.stdout
 
 
