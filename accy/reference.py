@@ -55,7 +55,10 @@ def _check_arguments(function, params, arrays):
     out = []
     for i, (p, a) in enumerate(zip(params, arrays)):
         t = p.type
-        arr = np.asarray(a)
+        try:
+            arr = np.asarray(a)
+        except ValueError as e:         # ragged nested lists
+            raise DTypeError(f"argument {i} of @{function} is not an array: {e}") from None
         if arr.dtype != numpy_dtype(t.dtype):
             raise DTypeError(f"argument {i} of @{function} must be {t.dtype}, got {arr.dtype}")
         if arr.shape != t.shape:
@@ -71,7 +74,8 @@ def round_to(x, dtype):
     """Round f64 array `x` once (to nearest even) to float `dtype`."""
     np_dtype = numpy_dtype(dtype)
     if dtype != "bf16":
-        return x.astype(np_dtype)
+        with np.errstate(over="ignore"):        # overflow to inf is the rounding's answer
+            return x.astype(np_dtype)
     # Round to odd at f32 precision, then to nearest even at bf16: one correct rounding.
     y = x.astype(np.float32)
     inexact = (y.astype(np.float64) != x) & ~np.isnan(x)
@@ -118,7 +122,7 @@ FLOAT_FNS = {
     "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt,
     "rsqrt": lambda x: 1.0 / np.sqrt(x), "tanh": np.tanh,
     "logistic": lambda x: 1.0 / (1.0 + np.exp(-x)),
-    "erf": lambda x: _erf(x).astype(np.float64), "sin": np.sin, "cos": np.cos,
+    "erf": lambda x: np.asarray(_erf(x), np.float64), "sin": np.sin, "cos": np.cos,
     "floor": np.floor, "ceil": np.ceil, "round_nearest_even": np.rint,
 }
 
@@ -173,8 +177,10 @@ def _shift(kind):
             out, fill = a << safe, 0
         elif kind == "logical":
             out, fill = _unsigned(_unsigned(a) >> _unsigned(safe)).view(a.dtype), 0
-        else:
-            out, fill = a >> safe, np.where(a < 0, -1, 0)
+        else:                           # sign fill, reading the bits as signed (also u8)
+            signed = a.view(np.dtype(f"i{a.dtype.itemsize}"))
+            out = (signed >> safe.view(signed.dtype)).view(a.dtype)
+            fill = np.where(signed < 0, -1, 0).astype(signed.dtype).view(a.dtype)
         return np.where(valid, out, fill).astype(a.dtype)
     return shift
 
@@ -214,8 +220,13 @@ _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equ
 def _compare(op, a, b):
     attrs = op.attributes
     dtype = op.operand_types[0].dtype
-    if attrs.get("compare_type", default_compare_type(dtype)) == "UNSIGNED" and dtype != "i1":
+    kind = attrs.get("compare_type", default_compare_type(dtype))
+    if dtype == "i1" and kind == "SIGNED":
+        a, b = -a.astype(np.int8), -b.astype(np.int8)      # a signed 1-bit true is -1
+    elif kind == "UNSIGNED" and dtype != "i1":
         a, b = _unsigned(a), _unsigned(b)
+    elif kind == "SIGNED" and dtype == "u8":
+        a, b = a.view(np.int8), b.view(np.int8)
     with np.errstate(invalid="ignore"):
         return _COMPARE[attrs["comparison_direction"]](a, b)
 
@@ -227,6 +238,11 @@ def _clamp(op, lo, x, hi):
 
 def convert(x, dtype):
     """x converted to `dtype` by the rules of `tensor.convert`."""
+    with np.errstate(all="ignore"):
+        return _convert(np.asarray(x), dtype)
+
+
+def _convert(x, dtype):
     src = x.dtype
     target = numpy_dtype(dtype)
     if dtype == "i1":
@@ -236,6 +252,8 @@ def convert(x, dtype):
     if dtype in FLOAT_DTYPES:
         if src.kind in "iu" and dtype != "bf16":
             return x.astype(target)         # numpy's int -> float cast rounds once
+        if src == np.int64:
+            return _i64_to_bf16(x)
         return round_to(_f64(x), dtype)
     if src.kind in "iu":
         return x.astype(target)             # wraps
@@ -245,6 +263,21 @@ def convert(x, dtype):
         high, low = t >= float(info.max), t <= float(info.min)     # NaN is neither
         inside = np.where(high | low | np.isnan(t), 0, t).astype(np.int64)
     return np.where(high, info.max, np.where(low, info.min, inside)).astype(target)
+
+
+def _i64_to_bf16(x):
+    """i64 -> bf16 rounded once, in integers (through f64 would round twice above 2**53)."""
+    negative = x < 0
+    n = np.where(negative, -(x + 1), x).astype(np.uint64) + np.where(negative, 1, 0).astype(
+        np.uint64)                                          # |x| without overflow at INT_MIN
+    bits = sum(((n >> np.uint64(k)) > 0).astype(np.int64) for k in range(64))
+    shift = np.maximum(bits - 8, 0).astype(np.uint64)      # keep bf16's 8 significant bits
+    kept = n >> shift
+    rest = n - (kept << shift)
+    half = np.uint64(1) << (np.maximum(shift, 1) - np.uint64(1))
+    up = (shift > 0) & ((rest > half) | ((rest == half) & (kept & np.uint64(1) == 1)))
+    rounded = (kept + up.astype(np.uint64)).astype(np.float64) * np.exp2(shift.astype(np.float64))
+    return np.where(negative, -rounded, rounded).astype(numpy_dtype("bf16"))
 
 
 # ---- shape ops ----------------------------------------------------------------------------------
@@ -280,7 +313,7 @@ def _pad(op, x, value):
     grown = [max(lo, 0) + max(hi, 0) + d + max(d - 1, 0) * it
              for lo, hi, it, d in zip(low, high, interior, x.shape)]
     out = np.full(grown, value, x.dtype)
-    out[tuple(slice(max(lo, 0), max(lo, 0) + max(d - 1, 0) * (it + 1) + 1, it + 1)
+    out[tuple(slice(max(lo, 0), max(lo, 0) + (d - 1) * (it + 1) + 1 if d else max(lo, 0), it + 1)
               for lo, it, d in zip(low, interior, x.shape))] = x
     return out[tuple(slice(max(-lo, 0), g - max(-hi, 0))
                      for lo, hi, g in zip(low, high, grown))]
