@@ -1,4 +1,5 @@
-"""Reductions and scans: sum, prod, mean, max, min, argmax, argmin, cumsum, cumprod.
+"""Reductions and scans: sum, prod, mean, max, min, argmax, argmin, cumsum, cumprod, cummax,
+logcumsumexp.
 
 `axis` is an int, a tuple of ints or None (every axis); negative axes count from the end.
 Sums, products and means of f16/bf16 accumulate in f32 and round once back to the input dtype
@@ -82,14 +83,16 @@ def argmin(x, axis=None, keepdims=False):
     return _argreduce("argmin", x, axis, keepdims)
 
 
-def _scan(name, kind, x, axis):
+def _scan(name, kind, x, axis, accumulate=ACCUMULATE, body=None):
+    """An inclusive scan along `axis` (None: of the flattened x) by a named kind, or by `body`
+    (emitter, acc, elem) -> acc starting from kind's identity."""
     x = tensor_of(x)
     if axis is None:
         x, axis = ravel(x), 0
     axis = normalize_axis(name, axis, x.ndim)
-    acc, result = ACCUMULATE.get(x.dtype, (x.dtype, x.dtype))
+    acc, result = accumulate.get(x.dtype, (x.dtype, x.dtype))
     init = emitter().constant(identity(kind, acc), acc)
-    out = Tensor(emitter().scan(as_dtype(x, acc).value, init, axis, kind))
+    out = Tensor(emitter().scan(as_dtype(x, acc).value, init, axis, body or kind))
     return as_dtype(out, result)
 
 
@@ -101,3 +104,25 @@ def cumsum(x, axis=None):
 def cumprod(x, axis=None):
     """Inclusive running product along `axis` (None: of the flattened x)."""
     return _scan("cumprod", "prod", x, axis)
+
+
+def cummax(x, axis=None):
+    """Inclusive running maximum along `axis` (NaN propagates; exact in every dtype)."""
+    return _scan("cummax", "max", x, axis, accumulate={})
+
+
+def _log_add_exp(e, a, b):
+    """log(exp(a) + exp(b)) = max + log1p(exp(min - max)), without overflow; where the max is
+    not finite (both -inf, or an inf) it is the answer itself (inf - inf would be NaN)."""
+    high, low = e.op("tensor.maximum", a, b), e.op("tensor.minimum", a, b)
+    tail = e.op("tensor.log1p", e.op("tensor.exp", e.op("tensor.subtract", low, high)))
+    return e.op("tensor.select", e.op("tensor.is_finite", high),
+                e.op("tensor.add", high, tail), high)
+
+
+def logcumsumexp(x, axis=None):
+    """log(cumsum(exp(x))) along `axis`, stable; ints compute in f32, f16/bf16 in f32."""
+    x = tensor_of(x)
+    x = as_dtype(x, to_float(x.dtype))
+    return _scan("logcumsumexp", "max", x, axis, body=_log_add_exp,
+                 accumulate={"f16": ("f32", "f16"), "bf16": ("f32", "bf16")})
