@@ -125,3 +125,36 @@ def test_decompose_attention_pass_matches_the_composite():
     assert "tensor.attention" not in _names(m) and "tensor.dot_general" in _names(m)
     (decomposed,) = accy.reference.run(parse(m.print()), *args)
     assert decomposed.tobytes() == composite.tobytes()
+
+
+@pytest.mark.parametrize("build,left", [
+    # reshape(reshape(x)) -> one reshape
+    (lambda e, x: e.reshape(e.reshape(x, (6, 4)), (4, 6)), ["tensor.reshape"]),
+    # transposes compose
+    (lambda e, x: e.op("tensor.transpose", e.op("tensor.transpose", x, permutation=(1, 2, 0)),
+                       permutation=(2, 0, 1)), []),
+    (lambda e, x: e.op("tensor.transpose", e.op("tensor.transpose", x, permutation=(1, 0, 2)),
+                       permutation=(0, 2, 1)), ["tensor.transpose"]),
+    # broadcasts compose; a keepdims reshape melts into the broadcast after it
+    (lambda e, x: e.broadcast(e.broadcast(x, (5, 2, 3, 4)), (6, 5, 2, 3, 4)),
+     ["tensor.broadcast_in_dim"]),
+    (lambda e, x: e.broadcast(e.reshape(x, (2, 1, 3, 4, 1)), (2, 7, 3, 4, 5)),
+     ["tensor.broadcast_in_dim"]),
+])
+def test_shape_op_chains_collapse_exactly(build, left):
+    t = TensorType("f32", (2, 3, 4))
+    m = _module([t], lambda e, x: [build(e, x)])
+    x = np.random.default_rng().standard_normal(t.shape).astype(np.float32)
+    (before,) = accy.reference.run(m, x)
+    _canonicalize(m)
+    assert _names(m) == left
+    (after,) = accy.reference.run(m, x)
+    assert after.shape == before.shape and after.tobytes() == before.tobytes()
+
+
+def test_a_reshape_that_moves_data_is_not_merged_into_a_broadcast():
+    t = TensorType("f32", (2, 3))
+    m = _module([t], lambda e, x: [e.broadcast(e.reshape(x, (3, 2)), (4, 3, 2))])
+    _canonicalize(m)
+    assert _names(m) == ["tensor.reshape", "tensor.broadcast_in_dim"]
+

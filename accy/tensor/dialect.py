@@ -15,6 +15,7 @@ from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUT
 from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.folds import fold_for
+from accy.tensor.patterns import PATTERNS
 
 NUMERIC = FLOAT_DTYPES | INT_DTYPES
 ANY = frozenset(DTYPES)
@@ -483,7 +484,8 @@ def _row(name, operands, rule, results=1, infers=True, traits=PURE, attributes=N
                  attributes=attributes or {}, traits=traits,
                  infer=(lambda ins, attrs: rule(ins, attrs, None)) if infers else None,
                  verify=_verifier(rule, infers, region_check)
-                 if (not infers or region_check) else None, fold=fold)
+                 if (not infers or region_check) else None, fold=fold,
+                 canonicalize=PATTERNS.get(name, ()))
 
 
 _EW = PURE | ELEMENTWISE

@@ -2,7 +2,8 @@
 
 Constant operands fold through the reference interpreter's own handler for the op, so a folded
 constant is exactly what the program would have computed (by definition of the semantics);
-results above FOLD_LIMIT elements are left alone to keep modules small. Identities fold only
+results above FOLD_LIMIT elements are left alone to keep modules small (so a broadcast scalar
+becomes a splat constant, and identities such as `x * 1` see it, only up to that size). Identities fold only
 where they hold bit for bit for every input (see accy/passes/folding.py).
 """
 import numpy as np
