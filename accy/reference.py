@@ -21,7 +21,7 @@ import accy.tensor  # noqa: F401  (registers the tensor dialect)
 from accy._core.builtin import lookup_symbol
 from accy._core.context import Block, Builder, Context
 from accy._core.registry import ELEMENTWISE, CONSTANT
-from accy._core.types import FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
+from accy._core.types import FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype, round_float
 from accy.errors import UnsupportedError, ShapeError, TypeError as DTypeError
 from accy.tensor import reduce_kind
 from accy.tensor.build import Emitter, KIND_OPS
@@ -70,19 +70,7 @@ def _check_arguments(function, params, arrays):
 
 # ---- rounding ---------------------------------------------------------------------------------
 
-def round_to(x, dtype):
-    """Round f64 array `x` once (to nearest even) to float `dtype`."""
-    np_dtype = numpy_dtype(dtype)
-    if dtype != "bf16":
-        with np.errstate(over="ignore"):        # overflow to inf is the rounding's answer
-            return x.astype(np_dtype)
-    # Round to odd at f32 precision, then to nearest even at bf16: one correct rounding.
-    y = x.astype(np.float32)
-    inexact = (y.astype(np.float64) != x) & ~np.isnan(x)
-    overshoot = inexact & (np.abs(y.astype(np.float64)) > np.abs(x))
-    y = np.where(overshoot, np.nextafter(y, np.float32(0)), y)
-    bits = y.view(np.uint32) | inexact.astype(np.uint32)
-    return bits.view(np.float32).astype(np_dtype)
+round_to = round_float     # every float result is rounded once from f64
 
 
 def _f64(x):
@@ -390,12 +378,8 @@ class Interpreter:
 
     def fold(self, op, xs, inits, axes, env):
         """Sequential fold of `xs` over `axes` (moved last, row-major) from `inits`."""
-        axes = sorted(axes)
-        moved = [np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim)) for x in xs]
-        outer = moved[0].shape[:moved[0].ndim - len(axes)]
-        count = int(np.prod([xs[0].shape[d] for d in axes], dtype=np.int64))
-        flat = [x.reshape(outer + (count,)) for x in moved]
-        accs = [np.broadcast_to(i, outer).copy() for i in inits]
+        flat = [_last_axis(x, axes) for x in xs]
+        accs = [np.broadcast_to(i, flat[0].shape[:-1]).copy() for i in inits]
         step = self.step_function(op, env)
         for j in range(flat[0].shape[-1]):
             accs = step(accs, [x[..., j] for x in flat])
@@ -407,8 +391,9 @@ class Interpreter:
         block = op.regions[0].entry
         vectorized = all(o.has_trait(ELEMENTWISE) or o.has_trait(CONSTANT)
                          or o.name == "tensor.yield" for o in block.operations)
-        if vectorized:
-            return lambda accs, es: [np.asarray(r) for r in self.block(block, accs + es, env)]
+        if vectorized:      # a body may yield a constant or an outer value: broadcast it
+            return lambda accs, es: [np.broadcast_to(np.asarray(r), np.shape(a)) for a, r in
+                                     zip(accs, self.block(block, accs + es, env))]
 
         def each(accs, es):
             shape = np.shape(accs[0])
@@ -447,19 +432,65 @@ def _float_extreme(kind):
     return reduce
 
 
+# kinds whose sequential fold numpy runs itself: ufunc.accumulate steps left to right and rounds
+# to the dtype at each step; for + and * of f16/bf16 that step is computed in f32, which holds
+# at least 2p + 2 bits, so it is the one correct rounding the f64 evaluation gives.
+SEQUENTIAL = {"sum": np.add, "prod": np.multiply}
+
+
+def _running(kind, x, init):
+    """(..., n + 1) running results of folding the last axis of `x` from `init` by `kind`."""
+    start = np.broadcast_to(init, x.shape[:-1] + (1,)).astype(x.dtype)
+    with np.errstate(all="ignore"):
+        return SEQUENTIAL[kind].accumulate(np.concatenate([start, x], -1), axis=-1, dtype=x.dtype)
+
+
+def _last_axis(x, axes):
+    """`x` with `axes` (sorted, row-major) moved last and flattened into one."""
+    axes = sorted(axes)
+    moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+    outer = moved.shape[:moved.ndim - len(axes)]
+    return moved.reshape(outer + (int(np.prod([x.shape[d] for d in axes], dtype=np.int64)),))
+
+
+def _arg_winner(kind, values, index, is_float):
+    """(value, index) of the element an argmax/argmin body keeps among the last axis: a NaN if
+    there is one, else the largest (smallest); ties go to the smallest index."""
+    extreme = np.max if kind == "argmax" else np.min
+    nan = np.isnan(values) if is_float else np.zeros(values.shape, bool)
+    with np.errstate(invalid="ignore"):
+        best = extreme(values, axis=-1, keepdims=True)
+        wins = np.where(nan.any(-1, keepdims=True), nan, values == best)
+    big = np.iinfo(np.int64).max
+    position = np.argmin(np.where(wins, index.astype(np.int64), big), axis=-1)[..., None]
+    return (np.take_along_axis(values, position, -1)[..., 0],
+            np.take_along_axis(index, position, -1)[..., 0])
+
+
 def _reduce(self, op, xs, env):
     n = len(xs) // 2
     inputs, inits = xs[:n], xs[n:]
     dims = tuple(op.attributes["dimensions"])
     kind = reduce_kind(op)
-    fast = _order_free(kind, op.operand_types[0].dtype) if kind and n == 1 else None
-    if fast is not None and inputs[0].size and all(inputs[0].shape[d] for d in dims):
-        with np.errstate(all="ignore"):
-            reduced = np.asarray(fast(inputs[0], axis=dims)).astype(inputs[0].dtype)
-        combine = _elementwise("tensor." + KIND_OPS[kind].split(".")[1])
-        return [np.asarray(combine(op, inits[0], reduced)).reshape(op.result_types[0].shape)]
-    return [np.asarray(a).reshape(t.shape) for a, t in
-            zip(self.fold(op, inputs, inits, dims, env), op.result_types)]
+    dtype = op.operand_types[0].dtype
+    shape = op.result_types[0].shape
+    if not (kind and inputs[0].size and all(inputs[0].shape[d] for d in dims)):
+        return [np.asarray(a).reshape(t.shape) for a, t in
+                zip(self.fold(op, inputs, inits, dims, env), op.result_types)]
+    if kind in ("argmax", "argmin"):
+        winner = _arg_winner(kind, *(_last_axis(x, dims) for x in inputs),
+                             is_float=dtype in FLOAT_DTYPES)
+        step = self.step_function(op, env)
+        return [np.asarray(r).reshape(t.shape) for r, t in
+                zip(step([np.broadcast_to(i, shape) for i in inits], list(winner)),
+                    op.result_types)]
+    if kind in SEQUENTIAL and dtype in FLOAT_DTYPES:
+        return [_running(kind, _last_axis(inputs[0], dims), inits[0])[..., -1].reshape(shape)]
+    with np.errstate(all="ignore"):
+        reduced = np.asarray(_order_free(kind, dtype)(inputs[0], axis=dims)).astype(
+            inputs[0].dtype)
+    combine = _elementwise("tensor." + KIND_OPS[kind].split(".")[1])
+    return [np.asarray(combine(op, inits[0], reduced)).reshape(shape)]
 
 
 def _scan(self, op, xs, env):
@@ -469,6 +500,12 @@ def _scan(self, op, xs, env):
     if a.get("reverse", False):
         x = np.flip(x, axis)
     moved = np.moveaxis(x, axis, -1)
+    kind = reduce_kind(op)
+    if kind in SEQUENTIAL and op.operand_types[0].dtype != "i1":
+        running = _running(kind, moved, init)
+        out = running[..., :-1] if a.get("exclusive", False) else running[..., 1:]
+        out = np.moveaxis(out, -1, axis)
+        return [np.flip(out, axis) if a.get("reverse", False) else out]
     acc = np.broadcast_to(init, moved.shape[:-1]).copy()
     step = self.step_function(op, env)
     out = np.empty_like(moved)

@@ -1373,3 +1373,38 @@ def test_outputs_are_fresh_arrays():
     assert x[0] == 1.0
     (_, c2) = accy.reference.run(m, x)
     assert c2[0] == 0.0
+
+
+# ---- fast paths agree with the sequential fold they stand for ------------------------------------
+
+@pytest.mark.parametrize("dt", ["f32", "f16", "bf16", "f64", "i32", "u8"])
+def test_fast_paths_match_the_sequential_body_fold(rng, dt, monkeypatch):
+    """Named-kind reduces and scans (and argmax/argmin) skip the body; with the kind hidden the
+    interpreter folds the body step by step. Both must give the same bits."""
+    t = TensorType(dt, (4, 6, 5))
+    x = random_array(rng, dt, t.shape)
+    if dt in FLOATS:
+        x.flat[[1, 7, 20]] = np.nan
+        x.flat[[2, 3]] = [-0.0, 0.0]
+
+    def build(e, a):
+        outs = []
+        for kind in ("sum", "prod", "max", "min"):
+            init = e.constant(accy.tensor.identity(kind, dt), dt)
+            outs += [e.reduce_kind(a, (0, 2), kind),
+                     e.scan(a, init, 1, kind, exclusive=True, reverse=True)]
+        return outs + list(e.argreduce(a, 2, "argmax")) + list(e.argreduce(a, 1, "argmin"))
+    m = module_of([t], build)
+    fast = accy.reference.run(m, x)
+    monkeypatch.setattr(accy.reference, "reduce_kind", lambda op: None)
+    slow = accy.reference.run(m, x)
+    for a, b in zip(fast, slow):
+        assert_bits(a, b)
+
+
+def test_a_body_may_yield_a_constant():
+    t = TensorType("f32", (2, 3))
+    m = module_of([t], lambda e, a: [e.reduce([a], [e.constant(0.0, "f32")], (1,),
+                                             lambda e2, acc, x: e2.constant(7.0, "f32"))[0]])
+    (out,) = accy.reference.run(m, np.ones((2, 3), np.float32))
+    assert out.tolist() == [7.0, 7.0]

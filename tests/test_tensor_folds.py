@@ -158,3 +158,11 @@ def test_a_reshape_that_moves_data_is_not_merged_into_a_broadcast():
     _canonicalize(m)
     assert _names(m) == ["tensor.reshape", "tensor.broadcast_in_dim"]
 
+
+
+def test_pad_by_nothing_disappears():
+    t = TensorType("f32", (3, 1))
+    m = _module([t], lambda e, x: [e.op("tensor.pad", x, e.constant(0.0, "f32"),
+                                         edge_padding_low=(0, 0), edge_padding_high=(0, 0),
+                                         interior_padding=(0, 5))])   # a size-1 dim: moot
+    assert "tensor.pad" not in _names(_canonicalize(m))

@@ -18,7 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
-PTX = '".visible .entry k(.param .u64 a)\\n{\\n  ret;\\n}"'
+PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
 # ---- text helpers -----------------------------------------------------------------------------
@@ -278,6 +278,10 @@ CASES = [
     ("C42", X, kcall(f'ptx = {PTX}, kernel = "other", grid = [1, 1, 1], block = [1, 1, 1]')),
     ("C42", X, kcall(f'ptx = {PTX}, kernel = "", grid = [1, 1, 1], block = [1, 1, 1]')),
     ("C42", X, kcall('ptx = "", kernel = "k", grid = [1, 1, 1], block = [1, 1, 1]')),
+    ("C42", X, kcall('ptx = ".visible .entry k(.param .u64 a)", kernel = "k", grid = [1, 1, 1], '
+                     'block = [1, 1, 1]')),                          # one parameter for two
+    ("C43", X, kcall(f"{KC}, grid = [1, 65536, 1], block = [1, 1, 1]")),
+    ("C43", X, kcall(f"{KC}, grid = [1, 1, 1], block = [1, 1, 65]")),
     ("C43", X, kcall(f"{KC}, grid = [1, 0, 1], block = [1, 1, 1]")),
     ("C43", X, kcall(f"{KC}, grid = [1, 1, 1], block = [32, 32, 2]")),
     ("C43", X, kcall(f"{KC}, grid = [1, 1], block = [1, 1, 1]")),
@@ -560,9 +564,9 @@ def _attention():
 def _kernel_call():
     m, e, (x,) = build_module(["4xf32"])
     ptx = (".version 8.0\n.target sm_90\n"
-           ".visible .entry k(.param .u64 a, .param .u64 b)\n{\n ret;\n}")
+           ".visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c)\n{\n ret;\n}")
     r = e.ops("tensor.kernel_call", [x], (TensorType("f32", (4,)), TensorType("i1", (4,))),
-              {"ptx": ptx, "kernel": "k", "grid": (4, 1, 1), "block": (256, 2, 2),
+              {"ptx": ptx, "kernel": "k", "grid": (2**31 - 1, 1, 1), "block": (256, 2, 2),
                "shared_bytes": 0})
     return m, e, list(r)
 
@@ -798,3 +802,9 @@ def test_attention_and_scan_result_types():
                      0, 1, 2, scale=0.5) == ("f16", (1, 2, 8, 4))
     m, e, (x,) = build_module(["3x4xu8"])
     assert e.scan(x, e.constant(0, "u8"), 0, "max").type == TensorType("u8", (3, 4))
+
+
+def test_a_low_precision_attention_takes_an_f32_mask():
+    """C41: a mask may have the compute dtype (f32 for f16/bf16), so -1e9 stays finite."""
+    m, e, (q, mask) = build_module(["1x2x4x8xf16", "1x1x4x4xf32"])
+    finish(m, e, [e.op("tensor.attention", q, q, q, mask, scale=0.5)])

@@ -353,3 +353,18 @@ def test_check_attribute_keeps_bool_distinct_from_int():
 def test_check_attribute_rejections(value, error):
     with pytest.raises(error):
         check_attribute(value)
+
+
+def test_bf16_values_round_once_from_f64():
+    """1 + 2^-8 + 2^-30 lies just above the midpoint of two bf16 values: rounded once it goes
+    up; through f32 first (ml_dtypes' cast) it would land on the midpoint and go down to 1."""
+    from accy.ir import FloatAttr, parse
+    import accy.tensor  # noqa: F401
+    value = 1 + 2 ** -8 + 2 ** -30
+    assert FloatAttr(value, "bf16").value == 1 + 2 ** -7
+    m = parse("builtin.module ({\n"
+              f"  %0 = tensor.constant <{{value = dense<{value!r}> : tensor<bf16>}}> : tensor<bf16>\n"
+              f"  %1 = tensor.constant <{{value = dense<[{value!r}, 1.0]> : tensor<2xbf16>}}> : "
+              "tensor<2xbf16>\n})")
+    arrays = [op.attributes["value"].array.astype(float) for op in m.body]
+    assert arrays[0].tolist() == 1 + 2 ** -7 and arrays[1].tolist() == [1 + 2 ** -7, 1.0]

@@ -12,7 +12,8 @@ import struct
 
 import numpy as np
 
-from .types import DTYPES, FLOAT_DTYPES, INT_DTYPES, Type, TensorType, numpy_dtype, dtype_of_numpy
+from .types import (DTYPES, FLOAT_DTYPES, INT_DTYPES, Type, TensorType, numpy_dtype,
+                    dtype_of_numpy, round_float)
 
 _INT_RANGES = {"i64": (-2**63, 2**63 - 1), "i32": (-2**31, 2**31 - 1), "i16": (-2**15, 2**15 - 1),
                "i8": (-128, 127), "u8": (0, 255), "i1": (0, 1)}
@@ -103,8 +104,7 @@ def _float_to_bits(value, dtype):
         raise ValueError(f"{value} is out of range for {dtype}") from None
     if dtype == "f64":
         return struct.unpack("<Q", struct.pack("<d", value))[0]
-    with np.errstate(over="ignore"):
-        arr = np.array([value], dtype=np.float64).astype(numpy_dtype(dtype))
+    arr = round_float(np.array([value]), dtype)
     if math.isfinite(value) and not math.isfinite(float(arr[0])):
         raise ValueError(f"{value} is out of range for {dtype}")
     return int(arr.view(_uint_dtype(_FLOAT_BITS[dtype]))[0])

@@ -33,7 +33,7 @@ from accy._core.types import (Type, TensorType, FunctionType, OpaqueType, TYPE_K
 from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr,
                                    UnitAttr, UNIT, check_attribute, _float_to_bits,
                                    _bits_to_array, _FLOAT_BITS)
-from accy._core.types import numpy_dtype
+from accy._core.types import numpy_dtype, round_float
 from accy.errors import ParseError, CapacityError, AccyError, IRError
 from accy._core.registry import ISOLATED_FROM_ABOVE
 
@@ -1180,6 +1180,8 @@ def _dense_from_literal(payload, t, dt):
 
     values = convert(payload)
     shape = shape_of(payload)
+    if shape == () and t.dtype in FLOAT_DTYPES:
+        return np.full(t.shape, round_float(np.array(values), t.dtype), dtype=dt)
     if shape == ():
         return np.full(t.shape, values, dtype=dt) if t.dtype != "i1" else \
             np.full(t.shape, bool(values))
@@ -1191,7 +1193,9 @@ def _dense_from_literal(payload, t, dt):
         for x in flat:
             if info is not None and not info.min <= int(x) <= info.max:
                 raise ValueError(f"{x} does not fit in {t.dtype}")
-    return np.array(values, dtype=np.float64 if t.dtype in FLOAT_DTYPES else None).astype(dt)
+    if t.dtype in FLOAT_DTYPES:
+        return round_float(np.array(values, dtype=np.float64), t.dtype)
+    return np.array(values).astype(dt)
 
 
 # ---- type text --------------------------------------------------------------------------------

@@ -34,6 +34,22 @@ def numpy_dtype(dtype):
     return np.dtype(name)
 
 
+def round_float(x, dtype):
+    """Float array `x` rounded once (to nearest even) to float `dtype`, via f64. numpy rounds
+    f64 to f32 and f16 directly; ml_dtypes rounds f64 to bf16 through f32 (twice), so bf16 goes
+    through round-to-odd at f32 precision, which makes the second rounding exact."""
+    x = np.asarray(x, np.float64)
+    if dtype != "bf16":
+        with np.errstate(over="ignore"):        # overflow to inf is the rounding's answer
+            return x.astype(numpy_dtype(dtype))
+    y = x.astype(np.float32)
+    inexact = (y.astype(np.float64) != x) & ~np.isnan(x)
+    overshoot = inexact & (np.abs(y.astype(np.float64)) > np.abs(x))
+    y = np.where(overshoot, np.nextafter(y, np.float32(0)), y)
+    bits = y.view(np.uint32) | inexact.astype(np.uint32)
+    return bits.view(np.float32).astype(numpy_dtype(dtype))
+
+
 def dtype_of_numpy(np_dtype):
     """The accy dtype name for a numpy dtype, or ValueError."""
     np_dtype = np.dtype(np_dtype)

@@ -9,7 +9,7 @@ import numpy as np
 
 from accy._core.attributes import DenseAttr, check_attribute
 from accy._core.context import Block, Builder, Context
-from accy._core.types import FLOAT_DTYPES, TensorType, numpy_dtype
+from accy._core.types import FLOAT_DTYPES, TensorType, numpy_dtype, round_float
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.dialect import result_types
 
@@ -60,8 +60,10 @@ class Emitter:
     # -- conveniences ------------------------------------------------------------------------
     def constant(self, value, dtype):
         """A constant of `dtype` holding `value` (a number or an array)."""
-        return self.op("tensor.constant", value=DenseAttr(np.asarray(value).astype(
-            numpy_dtype(dtype)), dtype))
+        array = np.asarray(value)
+        if dtype in FLOAT_DTYPES and array.dtype.kind in "fiu":
+            array = round_float(array.astype(np.float64), dtype)    # once, also for bf16
+        return self.op("tensor.constant", value=DenseAttr(array.astype(numpy_dtype(dtype)), dtype))
 
     def convert(self, x, dtype):
         if x.type.dtype == dtype:

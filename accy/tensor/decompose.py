@@ -8,8 +8,7 @@ import numpy as np
 
 from accy._core.types import TensorType
 from accy.tensor.build import Emitter
-
-COMPUTE = {"f16": "f32", "bf16": "f32"}     # low-precision attention computes in f32
+from accy.tensor.dialect import ATTENTION_COMPUTE as COMPUTE
 
 
 def emit_attention(e, q, k, v, mask=None, scale=1.0, causal=False):

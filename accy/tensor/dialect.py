@@ -8,6 +8,8 @@ result type is a free choice, such as `convert` or `reshape`, then need it given
 verifier calls the same rule (through `infer` or `verify`), so the frontend and the verifier
 cannot disagree.
 """
+import re
+
 from accy._core.attributes import DenseAttr, FloatAttr
 from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUTATIVE,
                                  ELEMENTWISE, SAME_OPERANDS_AND_RESULT_TYPE, TERMINATOR,
@@ -292,7 +294,8 @@ HOLDS = {"f16": ("f16", "f32", "f64"), "bf16": ("bf16", "f32", "f64"), "f32": ("
 
 def accumulation_type(attrs, dtype):
     """The dtype a dot_general multiplies and sums in."""
-    return attrs.get("accumulation_type") or ACCUMULATION.get(dtype, "i32")
+    given = attrs.get("accumulation_type")
+    return ACCUMULATION.get(dtype, "i32") if given is None else given
 
 
 def dot_dimensions(attrs):
@@ -325,7 +328,7 @@ def _dot_general(ins, attrs, outs):
     if outs is not None and outs[0].shape != shape:
         raise _shape_error("C28", f"result shape must be {shape}, got {outs[0].shape}")
     acc = accumulation_type(attrs, lhs.dtype)
-    if acc not in HOLDS[lhs.dtype]:
+    if acc not in HOLDS.get(lhs.dtype, ()):
         raise _dtype_error("C29", f"accumulation_type {acc!r} must hold every {lhs.dtype} value "
                                   f"(one of {', '.join(HOLDS[lhs.dtype])})")
     return (TensorType(dtype, shape),)
@@ -369,6 +372,9 @@ def _iterate(ins, attrs, outs):
     return tuple(ins)
 
 
+ATTENTION_COMPUTE = {"f16": "f32", "bf16": "f32"}     # low-precision attention computes in f32
+
+
 def _attention(ins, attrs, outs):
     q, k, v = (_tensor(t, n) for t, n in zip(ins, "qkv"))
     if any(t.rank != 4 for t in (q, k, v)) or not (q.dtype == k.dtype == v.dtype) or \
@@ -380,9 +386,11 @@ def _attention(ins, attrs, outs):
     if len(ins) == 4:
         mask = _tensor(ins[3], "mask")
         full = (b, h, sq, sk)
-        if mask.dtype != q.dtype or mask.rank != 4 or any(m not in (1, f)
-                                                         for m, f in zip(mask.shape, full)):
-            raise _shape_error("C41", f"mask must be {q.dtype} with dims 1 or {full}, got {mask}")
+        dtypes = {q.dtype, ATTENTION_COMPUTE.get(q.dtype, q.dtype)}
+        if mask.dtype not in dtypes or mask.rank != 4 or any(m not in (1, f)
+                                                             for m, f in zip(mask.shape, full)):
+            raise _shape_error("C41", f"mask must be {' or '.join(sorted(dtypes))} with dims 1 "
+                                      f"or {full}, got {mask}")
     if not isinstance(attrs.get("scale"), FloatAttr) or type(attrs.get("causal", False)) is not bool:
         raise _shape_error("attr", "needs a float 'scale' and a bool 'causal'")
     return (TensorType(q.dtype, (b, h, sq, dv)),)
@@ -391,22 +399,34 @@ def _attention(ins, attrs, outs):
 def _kernel_call(ins, attrs, outs):
     outs = _declared(outs, "result types")
     ptx, kernel = attrs.get("ptx"), attrs.get("kernel")
-    if not (isinstance(ptx, str) and isinstance(kernel, str) and ptx and kernel) or \
-            not _declares_entry(ptx, kernel):
+    params = _entry_params(ptx, kernel) if isinstance(ptx, str) and isinstance(kernel, str) \
+        else None
+    if params is None:
         raise _shape_error("C42", f"'kernel' ({kernel!r}) must name a .entry of the 'ptx' text")
+    if params != len(ins) + len(outs):
+        raise _shape_error("C42", f".entry {kernel} takes {params} parameters; the call passes "
+                                  f"{len(ins)} operands and {len(outs)} results")
     grid, block = attrs.get("grid"), attrs.get("block")
     shared = attrs.get("shared_bytes", 0)
-    ok = all(isinstance(g, tuple) and len(g) == 3 and all(type(x) is int and x >= 1 for x in g)
-             for g in (grid, block))
+    ok = all(isinstance(g, tuple) and len(g) == 3 and all(type(x) is int and 1 <= x <= hi
+                                                        for x, hi in zip(g, limits))
+             for g, limits in ((grid, GRID_LIMITS), (block, BLOCK_LIMITS)))
     if not ok or block[0] * block[1] * block[2] > 1024 or type(shared) is not int or shared < 0:
-        raise _shape_error("C43", f"grid and block must be 3 integers >= 1 (block at most 1024 "
-                                  f"threads), shared_bytes >= 0; got {grid}, {block}, {shared}")
+        raise _shape_error("C43", f"grid must be 3 integers in [1, {GRID_LIMITS}], block 3 in "
+                                  f"[1, {BLOCK_LIMITS}] with at most 1024 threads, "
+                                  f"shared_bytes >= 0; got {grid}, {block}, {shared}")
     return tuple(outs)
 
 
-def _declares_entry(ptx, kernel):
-    import re
-    return re.search(r"\.entry\s+" + re.escape(kernel) + r"\s*\(", ptx) is not None
+GRID_LIMITS = (2**31 - 1, 65535, 65535)     # CUDA's launch limits, per dimension
+BLOCK_LIMITS = (1024, 1024, 64)
+_ENTRY = r"\.entry\s+{}\s*\(([^)]*)\)"
+
+
+def _entry_params(ptx, kernel):
+    """How many parameters `.entry kernel(...)` declares in `ptx`, or None without one."""
+    found = re.search(_ENTRY.format(re.escape(kernel)), ptx) if kernel else None
+    return None if found is None else len(re.findall(r"\.param\b", found.group(1)))
 
 
 # ---- region checks (after the rule) -------------------------------------------------------------

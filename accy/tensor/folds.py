@@ -42,7 +42,7 @@ def _unchanged(op):
         or (name == "tensor.slice" and all(s == 1 for s in a.get("strides", ())))
         or (name == "tensor.reverse" and all(x.type.shape[d] <= 1 for d in a["dimensions"]))
         or (name == "tensor.pad" and not any(a["edge_padding_low"] + a["edge_padding_high"]))
-        or name == "tensor.concatenate")
+        or (name == "tensor.concatenate" and len(op.operands) == 1))
     return x if keeps else None
 
 
@@ -62,7 +62,7 @@ class TensorFold:
                 return None
             return (self._evaluate(op, [c.array for c in constants]),)
         if self.shape_identity:
-            same = _unchanged(op) if len(op.operands) == 1 else None
+            same = _unchanged(op)
             return None if same is None else (same,)
         return self.identities(op, constants) if self.identities is not None else None
 
