@@ -29,6 +29,7 @@ from accy.tensor.dialect import accumulation_type, default_compare_type, dot_dim
 from accy.tensor.decompose import emit_attention
 
 MAX_CALL_DEPTH = 200
+MAX_ARRAY_BYTES = 2**62         # numpy refuses ("array is too big") beyond about this
 
 
 def run(module, *arrays, function="main", max_iterations=None):
@@ -39,7 +40,11 @@ def run(module, *arrays, function="main", max_iterations=None):
     if entry is None:
         raise UnsupportedError(f"@{function} is a declaration without a body")
     args = _check_arguments(function, entry.arguments, arrays)
-    return tuple(np.array(a) for a in Interpreter(max_iterations).call(func, args))
+    try:
+        return tuple(np.array(a) for a in Interpreter(max_iterations).call(func, args))
+    except MemoryError:
+        raise UnsupportedError(f"@{function} needs more memory than the reference interpreter "
+                               f"could allocate (it holds every value as a numpy array)") from None
 
 
 def _find_function(module, name):
@@ -368,6 +373,9 @@ class Interpreter:
             fn = HANDLERS.get(name)
             if fn is None:
                 raise UnsupportedError(f"the reference interpreter cannot run '{name}'")
+            for t in op.result_types:
+                if t.num_elements * numpy_dtype(t.dtype).itemsize > MAX_ARRAY_BYTES:
+                    raise UnsupportedError(f"'{name}' makes a {t}, larger than numpy can hold")
             results = fn(self, op, operands, env)
             for r, value in zip(op.results, results):
                 env[r] = value

@@ -1408,3 +1408,10 @@ def test_a_body_may_yield_a_constant():
                                              lambda e2, acc, x: e2.constant(7.0, "f32"))[0]])
     (out,) = accy.reference.run(m, np.ones((2, 3), np.float32))
     assert out.tolist() == [7.0, 7.0]
+
+
+def test_arrays_numpy_cannot_hold_are_refused_clearly():
+    t = TensorType("f32", (2**40, 2**21))        # 2^61 elements, 2^63 bytes
+    m = module_of([], lambda e: [e.op("tensor.iota", iota_dimension=0, result_type=t)])
+    with pytest.raises(UnsupportedError, match="larger than numpy can hold"):
+        accy.reference.run(m)

@@ -20,6 +20,7 @@ DTYPES = {
     "i64": ("int64", 64), "i32": ("int32", 32), "i16": ("int16", 16), "i8": ("int8", 8),
     "u8": ("uint8", 8), "i1": ("bool", 1),
 }
+MAX_ELEMENTS = 2**63 - 1     # element counts and dims fit in a signed 64-bit index
 FLOAT_DTYPES = frozenset(("f64", "f32", "f16", "bf16"))
 INT_DTYPES = frozenset(("i64", "i32", "i16", "i8", "u8"))
 
@@ -94,6 +95,11 @@ class TensorType(Type):
         shape = tuple(operator.index(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"tensor dimensions must be >= 0, got {shape}")
+        count = 1
+        for d in shape:
+            count *= d
+        if count > MAX_ELEMENTS or any(d > MAX_ELEMENTS for d in shape):
+            raise ValueError(f"a tensor holds at most 2^63 - 1 elements, got shape {shape}")
         self._init_key(("tensor", dtype, shape))
 
     dtype = property(lambda self: self._key[1])

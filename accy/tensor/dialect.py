@@ -271,11 +271,14 @@ def _reverse(ins, attrs, outs):
 def _gather(ins, attrs, outs):
     x, idx = _tensor(ins[0]), _tensor(ins[1], "indices")
     axis, mode = _int(attrs, "axis"), attrs.get("mode", "take")
-    if idx.dtype not in INT_DTYPES or not 0 <= axis < x.rank or mode not in GATHER_MODES:
-        raise _shape_error("C22", f"needs integer indices (got {idx.dtype}), 0 <= axis ({axis}) "
-                                  f"< {x.rank} and mode take or along_axis (got {mode!r})")
+    if idx.dtype not in INT_DTYPES:
+        raise _shape_error("C22", f"indices must have an integer dtype, got {idx.dtype}")
+    if not 0 <= axis < x.rank:
+        raise _shape_error("C22", f"axis {axis} is out of range for rank {x.rank}")
+    if mode not in GATHER_MODES:
+        raise _shape_error("C22", f"mode must be take or along_axis, got {mode!r}")
     if x.shape[axis] == 0 and idx.num_elements:
-        raise _shape_error("C22", f"cannot gather from an empty axis {axis}")
+        raise _shape_error("C22", f"cannot gather from the empty axis {axis}")
     if mode == "take":
         return (TensorType(x.dtype, x.shape[:axis] + idx.shape + x.shape[axis + 1:]),)
     if idx.rank != x.rank or any(a != b for i, (a, b) in enumerate(zip(idx.shape, x.shape))
