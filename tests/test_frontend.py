@@ -3,6 +3,7 @@ and numerics (accy.reference.run) against numpy formulas written here."""
 import math
 import pathlib
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import accy
 import accy.ops as ops
 from accy.frontend.promotion import PARENTS, UPPER, join, result_dtype
 from accy.ir import parse, numpy_dtype
+from accy.reference import convert
 
 RNG = np.random.default_rng()
 DTYPES = list(PARENTS)
@@ -355,7 +357,7 @@ def test_decompositions_use_primitive_ops():
     assert "softmax" not in text and "norm" not in text
 
 
-# ---- f16 / bf16 accumulation ----------------------------------------------------------------------
+# ---- f16 / bf16 accumulation ---------------------------------------------------------------------
 
 def test_f16_sum_accumulates_in_f32():
     text = accy.jit(lambda x: x.sum()).lower(rand(8, dtype="f16")).print()
@@ -384,7 +386,7 @@ def test_half_precision_functions(dtype):
         compare(g, wnt, dtype, rtol={"f16": 1e-2, "bf16": 5e-2}[dtype])
 
 
-# ---- promotion ------------------------------------------------------------------------------------
+# ---- promotion -----------------------------------------------------------------------------------
 
 def test_promotion_table_matches_docs():
     doc = (pathlib.Path(__file__).parent.parent / "docs" / "frontend.md").read_text()
@@ -453,7 +455,7 @@ def test_python_scalar_arguments_take_default_dtypes():
         "tensor<f32>", "tensor<i32>", "tensor<i1>", "tensor<f16>"]
 
 
-# ---- jit cache ------------------------------------------------------------------------------------
+# ---- jit cache -----------------------------------------------------------------------------------
 
 def test_jit_cache_reuses_per_signature():
     traces = []
@@ -487,7 +489,7 @@ def test_lower_traces_fresh_and_wraps():
     assert f.cache_info().size == 0
 
 
-# ---- errors ---------------------------------------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 
 def raises_at(fn, args, exc, *fragments, line_of=None):
     """Tracing `fn` raises `exc` naming the fragments and the first body line of `line_of`."""
@@ -548,7 +550,7 @@ def test_loop_body_with_the_wrong_type():
     (lambda x: x[3], (rand(3, 4),), accy.ShapeError, "'getitem' index 3"),
     (lambda x: x[0, 0, 0], (rand(3, 4),), accy.ShapeError, "'getitem' has 3 indices"),
     (lambda x: x[..., ...], (rand(3, 4),), accy.ShapeError, "one Ellipsis"),
-    (lambda x: x[x > 0], (rand(3, 4),), accy.TypeError, "ops.take"),
+    (lambda x: x[x > 0], (rand(3, 4),), accy.TypeError, "boolean masks are not supported"),
     (lambda x: x.reshape(5, -1), (rand(3, 4),), accy.ShapeError, "'reshape'"),
     (lambda x: x.reshape(-1, -1), (rand(3, 4),), accy.ShapeError, "'reshape'"),
     (lambda x: x.reshape(7), (rand(3, 4),), accy.ShapeError, "'reshape'"),
@@ -591,7 +593,7 @@ def test_jit_rejects_unknown_argument_dtypes():
         accy.jit(lambda x: x).lower(np.ones(2, complex))
 
 
-# ---- property test: random broadcast graphs -------------------------------------------------------
+# ---- property test: random broadcast graphs ------------------------------------------------------
 
 # name -> (arity, accy function, numpy float64 function); values stay bounded so f32 stays close
 GRAPH_OPS = {
@@ -646,3 +648,327 @@ def test_random_broadcast_graphs_match_numpy(graph):
     (out,) = result_types(module)
     assert out.shape == np.shape(want) and out.dtype == "f32"
     compare(fn(*inputs), want, "f32", rtol=1e-4)
+
+
+# ---- indexing: bools refused, one integer array gathered -----------------------------------------
+
+@pytest.mark.parametrize("index", [True, False, np.True_, (0, True), "mask"])
+def test_bool_indices_are_refused(index):
+    def fn(x):
+        return x[x > 0] if index == "mask" else x[index]
+    raises_at(fn, (rand(3, 4),), accy.TypeError, "'getitem'",
+              "boolean masks are not supported in static indexing")
+
+
+def _array_index_cases():
+    """Index tuples for a (2, 3, 4) array with one integer array (fresh, negatives included)."""
+    a2, a3, a4 = RNG.integers(-2, 2, 3), RNG.integers(-3, 3, 4), RNG.integers(-4, 4, (2, 3))
+    return [(a2,), (slice(None), a3), (0, slice(None), a4), (Ellipsis, a4), (a2, 1),
+            (a2, slice(None), 0), (0, Ellipsis, a4[0]), (0, Ellipsis, 1, a4),
+            (None, a2, slice(1, None)), (slice(None), None, a3),
+            (slice(None, None, -1), [int(i) for i in a3], 2), (0, None, a3)]
+
+
+@pytest.mark.parametrize("k", range(12))
+def test_integer_array_index_matches_numpy(k):
+    x = rand(2, 3, 4)
+    index = _array_index_cases()[k]
+    compare(accy.jit(lambda x: x[index])(x), to64(x)[index], "f32")
+
+
+def test_tensor_index_gathers():
+    x, t = rand(5, 3), RNG.integers(-5, 5, (2, 4)).astype(np.int8)
+    got, row = accy.jit(lambda x, t, i: (x[t], x[i, 1:]))(x, t, np.int32(-2))
+    compare(got, to64(x)[t], "f32")
+    compare(row, to64(x)[-2, 1:], "f32")
+
+
+# ---- fori_loop counts in the bounds' dtype -------------------------------------------------------
+
+def test_fori_loop_counts_in_i64_for_i64_bounds():
+    seen = []
+
+    def fn(x, n):
+        def body(i, v):
+            seen.append(i.dtype)
+            return v + i
+        return ops.fori_loop(2 ** 31 - 1, n, body, x)
+    extra = int(RNG.integers(1, 5))
+    got = accy.jit(fn)(np.int64(0), np.int64(2 ** 31 - 1 + extra))    # an i32 bound would wrap
+    assert seen == ["i64"] and got == sum(range(2 ** 31 - 1, 2 ** 31 - 1 + extra))
+
+
+@pytest.mark.parametrize("bounds, want", [
+    ((0, 3), "i32"), ((np.int8(0), np.int16(3)), "i32"), ((np.uint8(0), 3), "i32"),
+    ((0, np.int64(3)), "i64"), ((np.int64(0), np.int32(3)), "i64"), ((0, 2 ** 40), "i64"),
+])
+def test_fori_loop_counter_dtype(bounds, want):
+    seen = []
+
+    def fn(x):
+        return ops.fori_loop(*bounds, lambda i, v: seen.append(i.dtype) or v, x)
+    accy.jit(fn).lower(rand(2))
+    assert seen == [want]
+
+
+@pytest.mark.parametrize("bound, exc, fragment", [
+    (np.zeros(2, np.int32), accy.ShapeError, "bounds must be scalars"),
+    (3.0, accy.TypeError, "bounds must be integers"),
+    (np.float32(3), accy.TypeError, "bounds must be integers"),
+    (True, accy.TypeError, "bounds must be integers"),
+])
+def test_fori_loop_bad_bounds(bound, exc, fragment):
+    def fn(x):
+        return ops.fori_loop(0, bound, lambda i, v: v, x)
+    raises_at(fn, (rand(2),), exc, "'fori_loop'", fragment)
+
+
+def test_loop_errors_speak_of_init_val():
+    def wrong_type(x):
+        return ops.fori_loop(0, 3, lambda i, v: (v[0].astype("f16"), v[1]), (x, x))
+    raises_at(wrong_type, (rand(3),), accy.TypeError,
+              "body_fun returned tensor<3xf16> for init_val[0], which is tensor<3xf32>")
+
+    def wrong_count(x):
+        return ops.fori_loop(0, 3, lambda i, v: (v[0], v[1], v[0]), (x, x))
+    raises_at(wrong_count, (rand(3),), accy.TypeError,
+              "'fori_loop' body_fun must return init_val's structure (2 values), got 3")
+
+
+# ---- Python numbers become constants by tensor.convert's rule ------------------------------------
+
+def convert64(v, dtype):
+    """tensor.convert of a float into an int dtype: truncate, saturate, NaN -> 0."""
+    info = np.iinfo(numpy_dtype(dtype))
+    if math.isnan(v):
+        return 0
+    return int(info.max) if v >= info.max else int(info.min) if v <= info.min else math.trunc(v)
+
+
+@pytest.mark.parametrize("dtype", ["u8", "i8", "i16", "i32", "i64"])
+def test_float_constants_into_ints_truncate_and_saturate(dtype):
+    values = [float(v) for v in RNG.uniform(-1, 1, 4) * 10.0 ** RNG.integers(0, 21, 4)]
+    values += [1e20, -1e20, float("nan"), float("inf"), -float("inf"), 300.7, -0.9]
+
+    def fn(x):
+        return [ops.asarray(v, dtype=dtype) for v in values] + [
+            ops.full((2,), values[0], dtype=dtype), ops.astype(values[1], dtype),
+            ops.pad(x, 1, constant_values=values[2])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no RuntimeWarning from a raw numpy cast
+        got = accy.jit(fn)(ints(2, dtype=dtype))
+    want = [convert64(v, dtype) for v in values]
+    assert [int(g) for g in got[:len(values)]] == want
+    assert got[-3].tolist() == [want[0]] * 2 and int(got[-2]) == want[1]
+    assert got[-1][0] == got[-1][-1] == want[2]
+
+
+def test_python_float_to_bf16_rounds_once():
+    v = 1 + 2 ** -8 + 2 ** -30           # via f32 it is a tie and rounds to even (1.0)
+    got = accy.jit(lambda x: (ops.asarray(v, dtype="bf16"), x * v))(np.ones(1, numpy_dtype("bf16")))
+    assert float(got[0]) == float(got[1][0]) == 1 + 2 ** -7
+
+
+# ---- // and % are numpy's ------------------------------------------------------------------------
+
+def _division_operands(dtype):
+    n = 32
+    x = RNG.uniform(-10, 10, n) * RNG.choice([1, 1e-3, 1e3], n)
+    y = RNG.uniform(-3, 3, n)
+    y[:8] = RNG.choice([0.1, -0.1, 0.3, 0.7, -0.7], 8)
+    x[:8] = RNG.integers(-9, 9, 8)
+    x[8:14], y[8:14] = [np.inf, -np.inf, np.nan, 0.0, -0.0, -0.0], [2.0, 3.0, 1.0, -3.0, 3.0, 0.0]
+    y[14:17] = [0.0, -0.0, np.nan]
+    y[17:19] = [np.inf, -np.inf]
+    return x.astype(numpy_dtype(dtype)), y.astype(numpy_dtype(dtype))
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "f32", "f64"])
+def test_float_floor_divide_and_remainder_match_numpy(dtype):
+    x, y = _division_operands(dtype)
+    got_q, got_r = accy.jit(lambda x, y: (x // y, x % y))(x, y)
+    with np.errstate(all="ignore"):
+        want_q, want_r = x // y, x % y
+    for got, want in ((got_q, want_q), (got_r, want_r)):
+        assert got.dtype == want.dtype
+        got, want = to64(got), to64(want)
+        np.testing.assert_array_equal(got, want)
+        number = ~np.isnan(want)                    # signed zeros too (a NaN's sign is no matter)
+        assert (np.signbit(got[number]) == np.signbit(want[number])).all()
+
+
+@pytest.mark.parametrize("dtype", ["u8", "i8", "i16", "i32", "i64"])
+def test_int_floor_divide_and_remainder_match_numpy(dtype):
+    info = np.iinfo(numpy_dtype(dtype))
+    x = RNG.integers(info.min, int(info.max) + 1, 40, dtype=numpy_dtype(dtype))
+    y = RNG.integers(info.min, int(info.max) + 1, 40, dtype=numpy_dtype(dtype))
+    y[:10] = RNG.integers(max(info.min, -5), 6, 10)
+    y[10:14] = 0
+    x[14], y[14] = info.min, -1 if info.min else 1        # wraps to INT_MIN in numpy
+    got_q, got_r = accy.jit(lambda x, y: (x // y, x % y))(x, y)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got_q, x // y)
+        np.testing.assert_array_equal(got_r, x % y)
+
+
+# ---- attention masks in the compute dtype --------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("fill", [-1e6, -1e9, float(np.finfo(np.float32).min), "bool"])
+def test_half_attention_with_a_fully_masked_row(dtype, fill):
+    q, k, v = (rand(1, 2, s, 4, dtype=dtype) for s in (3, 5, 5))
+    mask = rand(3, 5)
+    if fill == "bool":
+        mask = np.ones((3, 5), bool)
+        mask[1] = False
+        added = np.where(mask, np.float32(0), np.float32(-np.inf))
+    else:
+        mask[1] = fill
+        added = mask
+    got = accy.jit(ops.attention)(q, k, v, mask)
+    # the op's semantics: f32 scores plus the f32 mask, softmax, p in v's dtype
+    q64, k64, v64 = map(to64, (q, k, v))
+    s = (np.einsum("bhqd,bhkd->bhqk", q64, k64).astype(np.float32) * np.float32(0.5) + added)
+    with np.errstate(invalid="ignore"):
+        p = softmax64(s.astype(np.float64))
+    want = to64(p.astype(numpy_dtype(dtype))) @ v64
+    if fill == "bool":
+        assert np.isnan(got[0, :, 1].astype(np.float64)).all()    # all -inf: NaN, as softmax
+        got, want = got[0, :, [0, 2]], want[0, :, [0, 2]]
+    else:
+        assert np.isfinite(got.astype(np.float64)).all()
+    compare(got, want, dtype, rtol={"f16": 2e-3, "bf16": 2e-2}[dtype])
+    if fill in (-1e9, float(np.finfo(np.float32).min)):     # the mask swamps the scores
+        compare(got[0, :, 1], v64[0].mean(1), dtype, rtol={"f16": 2e-3, "bf16": 2e-2}[dtype])
+
+
+def test_attention_scale_must_be_a_number():
+    def fn(q):
+        return ops.attention(q, q, q, scale="x")
+    raises_at(fn, (rand(1, 1, 2, 4),), accy.TypeError, "'attention' scale")
+
+
+# ---- arange honours dtype ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["i32", "i8", "i64", "f16", "f32", "f64", "i1"])
+def test_arange_with_float_bounds_and_a_dtype(dtype):
+    start, step = float(RNG.uniform(-5, 5)), float(RNG.uniform(0.1, 1.5)) * RNG.choice([-1, 1])
+    stop = start + step * float(RNG.uniform(2, 12))
+    got = accy.jit(lambda: ops.arange(start, stop, step, dtype=dtype))()
+    n = len(np.arange(start, stop, step))
+    want = convert(start + np.arange(n) * step, dtype)
+    assert got.dtype == numpy_dtype(dtype)
+    np.testing.assert_array_equal(got, want)
+    assert accy.jit(lambda: ops.arange(0.5, 3, dtype="i32"))().tolist() == [0, 1, 2]
+
+
+# ---- narrow index dtypes, empty reductions -------------------------------------------------------
+
+def test_narrow_int_indices_widen_before_wrapping():
+    x = rand(200)
+    i8 = RNG.integers(-128, 128, 9).astype(np.int8)
+    u8 = RNG.integers(0, 200, 9).astype(np.uint8)
+    got = accy.jit(lambda x, a, b: (ops.take(x, a), ops.take(x, b), x[a],
+                                    ops.take_along_axis(x[None], a[None], 1)))(x, i8, u8)
+    for g, want in zip(got, (x[i8], x[u8], x[i8], x[i8][None])):
+        compare(g, to64(want), "f32")
+
+
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
+def test_reductions_without_identity_refuse_empty_axes(name):
+    def fn(x):
+        return getattr(x, name)(axis=0)
+    raises_at(fn, (np.zeros((0, 3), np.float32),), accy.ShapeError, f"'{name}'", "empty axis")
+    accy.jit(lambda x: getattr(x, name)(axis=1)).lower(np.zeros((0, 3), np.float32))  # 0 rows: fine
+
+
+def test_sum_prod_mean_of_empty_axes():
+    x = np.zeros((0, 3), np.float32)
+    got = accy.jit(lambda x: (x.sum(0), x.prod(0), x.mean(0)))(x)
+    for g, want in zip(got, (np.zeros(3), np.ones(3), np.full(3, np.nan))):   # as numpy
+        np.testing.assert_array_equal(g, want)
+
+
+# ---- narrow ints accumulate in i32 ---------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["i1", "u8", "i8", "i16", "i32"])
+def test_narrow_int_sums_widen_to_i32(dtype):
+    x = bools(4, 300) if dtype == "i1" else ints(4, 300, dtype=dtype, high=min(
+        100, int(np.iinfo(numpy_dtype(dtype)).max)))
+    small = x[:, :3]
+    got = accy.jit(lambda x, s: (x.sum(), x.sum(axis=1), ops.cumsum(x, 1), s.prod(axis=1),
+                                 ops.cumprod(s, 1), x.mean()))(x, small)
+    want = (x.sum(dtype=np.int32), x.sum(1, dtype=np.int32), np.cumsum(x, 1, dtype=np.int32),
+            small.prod(1, dtype=np.int32), np.cumprod(small, 1, dtype=np.int32))
+    for g, w in zip(got, want):
+        assert g.dtype == np.int32
+        np.testing.assert_array_equal(g, w)
+    assert got[-1].dtype == np.float32
+    compare(got[-1], to64(x).mean(), "f32")
+
+
+# ---- jit arguments -------------------------------------------------------------------------------
+
+def test_python_argument_dtypes():
+    f = accy.jit(lambda *args: args)
+    big = int(RNG.integers(2 ** 31, 2 ** 40))
+    module = f.lower(big, 3, [1, 2], [1.5], [[True]])
+    (func,) = module.body.operations
+    assert [str(t) for t in func.attributes["function_type"].inputs] == [
+        "tensor<i64>", "tensor<i32>", "tensor<2xi64>", "tensor<1xf64>", "tensor<1x1xi1>"]
+    assert int(f(big, 3, [1, 2], [1.5], [[True]])[0]) == big
+
+
+@pytest.mark.parametrize("arg, fragment", [
+    (1e300, "beyond f32's range"), (2 ** 70, "does not fit i64"), ([[1, 2], [3]], "rectangular"),
+])
+def test_bad_python_arguments_are_type_errors(arg, fragment):
+    with pytest.raises(accy.TypeError, match=fragment):
+        accy.jit(lambda x: x)(arg)
+
+
+# ---- errors name the op and the user's terms -----------------------------------------------------
+
+@pytest.mark.parametrize("fn, exc, fragment", [
+    (lambda x: x + 300, accy.TypeError, "'tensor.add' the Python int 300 does not fit u8"),
+    (lambda x: ops.zeros((-1,)), accy.ShapeError, "'zeros' shape (-1,) has a negative size"),
+    (lambda x: ops.full((2,), 256, dtype="u8"), accy.TypeError, "'full' the Python int 256"),
+    (lambda x: x << x, accy.TypeError, "'tensor.shift_left'"),
+    (lambda x: ops.arange(0, float("inf")), accy.ShapeError, "'arange'"),
+])
+def test_errors_name_the_op(fn, exc, fragment):
+    arg = bools(3) if fragment == "'tensor.shift_left'" else ints(3, dtype="u8")
+    with pytest.raises(exc) as info:
+        accy.jit(fn).lower(arg)
+    assert fragment in str(info.value) and "(at test_frontend.py:" in str(info.value)
+
+
+def test_a_tensor_from_another_trace_is_refused():
+    kept = []
+    accy.jit(lambda x: kept.append(x * 2) or x).lower(rand(3))
+
+    def later(x):
+        return x + kept[0]
+    raises_at(later, (rand(3),), accy.TypeError, "another accy.jit trace")
+
+
+def test_a_loop_body_tensor_used_after_the_loop_is_refused():
+    inner = []
+
+    def fn(x):
+        return ops.fori_loop(0, 3, lambda i, v: inner.append(v * 2) or v, x) + inner[0]
+    raises_at(fn, (rand(3),), accy.TypeError, "inside a loop body that has finished")
+
+
+def test_a_failed_loop_body_leaves_no_op_behind():
+    def fn(x):
+        try:
+            ops.while_loop(lambda v: v.sum() < 3.0, lambda v: v + np.ones(7, np.float32), x)
+        except accy.ShapeError:
+            pass
+        return x * 2
+    x = rand(3)
+    module = accy.jit(fn).lower(x)
+    check_module(module)
+    assert "tensor.iterate" not in module.print()
+    compare(accy.jit(fn)(x), to64(x) * 2, "f32")

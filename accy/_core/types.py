@@ -43,7 +43,8 @@ def round_float(x, dtype):
     if dtype != "bf16":
         with np.errstate(over="ignore"):        # overflow to inf is the rounding's answer
             return x.astype(numpy_dtype(dtype))
-    y = x.astype(np.float32)
+    with np.errstate(over="ignore"):            # beyond f32, inf: its inexact odd neighbour
+        y = x.astype(np.float32)                # (f32 max) still rounds to bf16 inf
     inexact = (y.astype(np.float64) != x) & ~np.isnan(x)
     overshoot = inexact & (np.abs(y.astype(np.float64)) > np.abs(x))
     y = np.where(overshoot, np.nextafter(y, np.float32(0)), y)

@@ -4,10 +4,12 @@ Operands are lifted (`tensor.lift`), promoted to one dtype, converted, and broad
 with `broadcast_in_dim` before the tensor op (which takes one type only). Ops that only take floats
 (exp, true divide, ...) compute int and i1 operands in f32, as JAX does.
 """
+import numpy as np
+
 from accy._core.types import FLOAT_DTYPES
 from accy.errors import ShapeError
-from accy.frontend.promotion import canonical_dtype, result_dtype, to_float
-from accy.frontend.tensor import Tensor, as_dtype, dtype_of, emitter, lift
+from accy.frontend.promotion import WIDENED, canonical_dtype, result_dtype, to_float
+from accy.frontend.tensor import Tensor, as_dtype, default_dtype, dtype_of, emitter, lift
 
 
 def broadcast_shapes(op, *shapes):
@@ -33,9 +35,9 @@ def broadcast_to(x, shape, op="broadcast_to"):
 
 
 def tensor_of(x):
-    """`x` lifted; a Python scalar becomes a Tensor of its default dtype."""
+    """`x` lifted; a Python scalar becomes a Tensor of its default dtype (`default_dtype`)."""
     x = lift(x)
-    return x if isinstance(x, Tensor) else as_dtype(x, result_dtype(dtype_of(x)))
+    return x if isinstance(x, Tensor) else as_dtype(x, default_dtype(np.asarray(x)))
 
 
 def promoted(op, *xs, widen=None):
@@ -45,7 +47,7 @@ def promoted(op, *xs, widen=None):
     dtype = result_dtype(*map(dtype_of, xs))
     dtype = widen(dtype) if widen else dtype
     shape = broadcast_shapes(op, *(x.shape for x in xs if isinstance(x, Tensor)))
-    return [Tensor(emitter().broadcast(as_dtype(x, dtype).value, shape)) for x in xs]
+    return [Tensor(emitter().broadcast(as_dtype(x, dtype, op).value, shape)) for x in xs]
 
 
 def apply(op, *operands, **attributes):
@@ -100,31 +102,57 @@ greater = _compare("greater", "GT")
 greater_equal = _compare("greater_equal", "GE")
 
 
+# numpy's // and % (npy_divmod): both start from C's fmod (tensor.remainder), which numpy moves
+# by one divisor where it is non-zero and its sign differs from the divisor's. The float quotient
+# is (x - fmod) / y snapped to an integer, exact where floor(x / y) is not (1.0 // 0.1 is 9, not
+# 10; inf // 2.0 is nan). f16/bf16 compute in f32, as numpy's half loops do. By zero, numpy gives
+# x / y and nan for floats, 0 for ints (tensor.divide and remainder give -1 and x).
+
+def _fmod(x, y):
+    """C's fmod of x and y, and where numpy's remainder moves it by y."""
+    mod = apply("tensor.remainder", x, y)
+    return mod, bitwise_and(not_equal(mod, 0), not_equal(less(y, 0), less(mod, 0)))
+
+
+def _signed_zero(v):
+    """copysign(0, v) of a float (sign keeps ±0 and gives ±1 otherwise)."""
+    return multiply(sign(v), 0.0)
+
+
+def _division(op, x, y):
+    """x and y promoted and broadcast, widened for float division, and the dtype to return."""
+    x, y = promoted(op, x, y)
+    wide = WIDENED.get(x.dtype, x.dtype)
+    return as_dtype(x, wide), as_dtype(y, wide), x.dtype
+
+
 def remainder(x, y):
-    """numpy's %: the result takes the divisor's sign (tensor.remainder is C's fmod; fix it up
-    where the signs differ)."""
-    x, y = promoted("tensor.remainder", x, y)
-    r = apply("tensor.remainder", x, y)
-    if r.dtype == "u8":
-        return r
-    zero = as_dtype(0, r.dtype)
-    fix = bitwise_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)))
-    return where(fix, add(r, y), r)
+    """numpy's %: the result takes the divisor's sign (a zero result too: -0.0 % 3.0 is 0.0);
+    x % 0 is nan for floats and 0 for ints."""
+    x, y, dtype = _division("tensor.remainder", x, y)
+    mod, moves = _fmod(x, y)
+    mod = where(moves, add(mod, y), mod)
+    if dtype in FLOAT_DTYPES:
+        mod = where(equal(mod, 0), _signed_zero(y), mod)
+    else:
+        mod = where(equal(y, 0), 0, mod)
+    return as_dtype(mod, dtype)
 
 
 def floor_divide(x, y):
-    """numpy's //: floor(x / y) for floats; for ints the truncated quotient, one less where the
-    division is inexact and the signs differ."""
-    x, y = promoted("tensor.divide", x, y)
-    q = apply("tensor.divide", x, y)
-    if q.dtype in FLOAT_DTYPES:
-        return floor(q)
-    if q.dtype == "u8":
-        return q
-    zero = as_dtype(0, q.dtype)
-    inexact = not_equal(apply("tensor.remainder", x, y), zero)
-    fix = bitwise_and(inexact, not_equal(less(x, zero), less(y, zero)))
-    return where(fix, subtract(q, 1), q)
+    """numpy's //: the floor of the quotient (computed exactly, as numpy does); x // 0 is x / 0
+    for floats and 0 for ints; ints wrap (INT_MIN // -1 is INT_MIN)."""
+    x, y, dtype = _division("tensor.divide", x, y)
+    mod, moves = _fmod(x, y)
+    if dtype not in FLOAT_DTYPES:
+        q = apply("tensor.divide", x, y)          # truncates toward zero
+        return where(equal(y, 0), 0, where(moves, subtract(q, 1), q))
+    div = true_divide(subtract(x, mod), y)
+    div = where(moves, subtract(div, 1), div)
+    q = floor(div)
+    q = where(greater(subtract(div, q), 0.5), add(q, 1), q)
+    q = where(equal(div, 0), _signed_zero(true_divide(x, y)), q)
+    return as_dtype(where(equal(y, 0), true_divide(x, y), q), dtype)
 
 
 def where(condition, x, y):
@@ -148,7 +176,7 @@ def clip(x, a_min=None, a_max=None):
 
 def astype(x, dtype):
     """`x` converted to `dtype` (an accy name, a numpy dtype, or bool/int/float)."""
-    return as_dtype(lift(x), canonical_dtype(dtype))
+    return as_dtype(lift(x), canonical_dtype(dtype), "astype")
 
 
 def negative(x):

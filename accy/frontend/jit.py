@@ -9,8 +9,8 @@ from accy._core.types import dtype_of_numpy, numpy_dtype
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.frontend.elementwise import tensor_of
 from accy.frontend.location import locate
-from accy.frontend.promotion import DEFAULTS, weak_kind
-from accy.frontend.tensor import Tensor, emitting
+from accy.frontend.promotion import weak_kind
+from accy.frontend.tensor import Tensor, default_dtype, emitting, flatten
 from accy.ir import Builder, Context, FunctionType, Module, TensorType
 from accy.tensor import Emitter
 
@@ -19,24 +19,20 @@ CacheInfo = collections.namedtuple("CacheInfo", "hits misses size")
 
 def signature(arg):
     """(shape, dtype) of one argument: a numpy array or scalar keeps its dtype, a Python number
-    takes the default dtype (f32, i32, i1)."""
+    takes its default dtype (`default_dtype`: f32, i32 or i1; i64 for an int outside i32), a
+    list numpy's (i64, f64)."""
     if isinstance(arg, Tensor):
         raise DTypeError("a jit function is called with arrays, not traced Tensors")
-    kind = None if isinstance(arg, np.generic) else weak_kind(arg)
-    if kind is not None:
-        return (), DEFAULTS[kind]
-    array = np.asarray(arg)
+    try:
+        array = np.asarray(arg)
+    except ValueError:
+        raise DTypeError(f"an argument is not a rectangular array: {arg!r}") from None
+    if not isinstance(arg, np.generic) and weak_kind(arg) is not None:
+        return (), default_dtype(array)
     try:
         return array.shape, dtype_of_numpy(array.dtype)
     except ValueError:
         raise DTypeError(f"an argument of numpy dtype {array.dtype} has no accy dtype") from None
-
-
-def _outputs(out):
-    """(leaves, rebuild) of what the traced function returned: a Tensor or a tuple/list."""
-    if isinstance(out, (tuple, list)):
-        return list(out), (tuple if isinstance(out, tuple) else list)
-    return [out], lambda leaves: leaves[0]
 
 
 def trace(fn, signatures):
@@ -51,7 +47,7 @@ def trace(fn, signatures):
     builder = Builder(ctx).at_end(block)
     try:
         with emitting(Emitter(builder)):
-            leaves, rebuild = _outputs(fn(*(Tensor(a) for a in block.arguments)))
+            leaves, rebuild = flatten(fn(*(Tensor(a) for a in block.arguments)))
             values = [tensor_of(leaf).value for leaf in leaves]
     except (ShapeError, DTypeError) as e:
         locate(e)       # name the user's line that made the bad op

@@ -2,13 +2,16 @@
 `tensor.attention`)."""
 import math
 
+import numpy as np
+
 from accy._core.types import TensorType
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.frontend import reductions
 from accy.frontend.elementwise import broadcast_shapes, broadcast_to, tensor_of, where
-from accy.frontend.promotion import result_dtype, to_float
+from accy.frontend.promotion import result_dtype, to_float, weak_kind
 from accy.frontend.shapes import reshape, transpose
 from accy.frontend.tensor import Tensor, as_dtype, dtype_of, emitter, lift
+from accy.tensor.dialect import ATTENTION_COMPUTE
 
 
 def _same_dtype(op, *xs):
@@ -17,7 +20,7 @@ def _same_dtype(op, *xs):
     dtype = result_dtype(*map(dtype_of, xs))
     if dtype == "i1":
         raise DTypeError(f"'{op}' does not multiply i1 arrays; convert them to a number type")
-    return [as_dtype(x, dtype) for x in xs]
+    return [as_dtype(x, dtype, op) for x in xs]
 
 
 def dot_general(lhs, rhs, batch=((), ()), contract=((), ())):
@@ -111,8 +114,8 @@ def einsum(subscripts, *operands):
 def attention(q, k, v, mask=None, causal=False, scale=None):
     """softmax(q·kᵀ·scale + mask)·v over (batch, heads, seq, dim) Tensors (`tensor.attention`).
     `scale` defaults to 1/sqrt(dim); `mask` broadcasts to (batch, heads, seq_q, seq_k) and is
-    added to the scores, or, if boolean, keeps the scores where it is True (-inf elsewhere);
-    `causal` masks key j > query i."""
+    added to the scores (in f32 for f16/bf16 q), or, if boolean, keeps the scores where it is
+    True (-inf elsewhere); `causal` masks key j > query i."""
     q, k, v = _same_dtype("attention", q, k, v)
     dtype = to_float(q.dtype)
     q, k, v = (as_dtype(t, dtype) for t in (q, k, v))
@@ -126,9 +129,14 @@ def attention(q, k, v, mask=None, causal=False, scale=None):
             raise ShapeError(f"'attention' mask {mask.shape} has rank > 4")
         if mask.dtype == "i1":
             mask = where(mask, 0.0, -math.inf)
-        mask = reshape(as_dtype(mask, dtype), (1,) * (4 - mask.ndim) + mask.shape)
+        # in the dtype the scores are computed in: in f16, -1e6 would round to -inf and a fully
+        # masked row would be NaN instead of a softmax of equally shifted scores
+        mask = as_dtype(mask, ATTENTION_COMPUTE.get(dtype, dtype))
+        mask = reshape(mask, (1,) * (4 - mask.ndim) + mask.shape)
         operands.append(mask)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
+    if weak_kind(scale) is None and not isinstance(scale, (np.integer, np.floating)):
+        raise DTypeError(f"'attention' scale must be a static number, got {scale!r}")
     return Tensor(emitter().op("tensor.attention", *(t.value for t in operands),
                                scale=float(scale), causal=bool(causal)))

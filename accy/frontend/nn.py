@@ -8,13 +8,10 @@ import math
 from accy.errors import ShapeError
 from accy.frontend.elementwise import add, astype, erf, exp, log, maximum, multiply, rsqrt, \
     sigmoid, subtract, tanh, tensor_of, true_divide
-from accy.frontend.promotion import to_float
+from accy.frontend.promotion import WIDENED, to_float
 from accy.frontend.reductions import max as reduce_max, mean, sum as reduce_sum
 from accy.frontend.shapes import normalize_axes
 from accy.frontend.tensor import Tensor, emitter
-
-# dtypes the norms compute in f32
-WIDENED = {"f16": "f32", "bf16": "f32"}
 
 
 def _float(x):

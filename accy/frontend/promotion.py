@@ -87,6 +87,11 @@ def result_dtype(*operands):
     return dtype
 
 
+# dtypes that compute in f32 where rounding every step to 11 or 8 significant bits would lose
+# too much (accumulations, norms, numpy's float division)
+WIDENED = {"f16": "f32", "bf16": "f32"}
+
+
 def to_float(dtype):
     """The dtype a float-only op (exp, true divide, mean) computes an operand of `dtype` in."""
     return dtype if dtype in FLOAT_DTYPES else result_dtype(dtype, float)

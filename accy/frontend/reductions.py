@@ -4,17 +4,20 @@ logcumsumexp.
 `axis` is an int, a tuple of ints or None (every axis); negative axes count from the end.
 Sums, products and means of f16/bf16 accumulate in f32 and round once back to the input dtype
 (the reduce op accumulates in its own dtype, and with 11 or 8 significant bits a long running
-sum loses most of each addend). Sums and products of i1 count in i32, as JAX does; means of ints
-are f32.
+sum loses most of each addend). Sums and products of i1, u8, i8 and i16 accumulate in i32 and
+give i32, as JAX does (numpy widens too); i32 and i64 keep their dtype and wrap. Means of ints
+are f32. max, min, argmax and argmin of an empty axis raise, as numpy does (no identity).
 """
+from accy.errors import ShapeError
 from accy.frontend.elementwise import astype, tensor_of, true_divide
-from accy.frontend.promotion import to_float
+from accy.frontend.promotion import WIDENED, to_float
 from accy.frontend.shapes import normalize_axes, normalize_axis, ravel, reshape
 from accy.frontend.tensor import Tensor, as_dtype, emitter
 from accy.tensor import identity
 
 # input dtype -> (accumulation dtype, result dtype), for sum, prod, cumsum, cumprod, mean
-ACCUMULATE = {"f16": ("f32", "f16"), "bf16": ("f32", "bf16"), "i1": ("i32", "i32")}
+ACCUMULATE = {**{d: (wide, d) for d, wide in WIDENED.items()},
+              **{d: ("i32", "i32") for d in ("i1", "u8", "i8", "i16")}}
 
 
 def _keep(x, axes, keepdims, source_shape):
@@ -23,9 +26,18 @@ def _keep(x, axes, keepdims, source_shape):
     return reshape(x, tuple(1 if i in axes else d for i, d in enumerate(source_shape)))
 
 
+def _nonempty(name, x, axes):
+    """numpy's refusal to take a max, min or arg of no elements (there is no identity to give)."""
+    if any(x.shape[a] == 0 for a in axes):
+        raise ShapeError(f"'{name}' of an empty axis (shape {x.shape}, axes {axes}): a zero-size "
+                         f"reduction has no identity")
+
+
 def _reduce(name, kind, x, axis, keepdims, accumulate):
     x = tensor_of(x)
     axes = normalize_axes(name, axis, x.ndim)
+    if kind in ("max", "min"):
+        _nonempty(name, x, axes)
     acc, result = ACCUMULATE.get(x.dtype, (x.dtype, x.dtype)) if accumulate else (x.dtype,) * 2
     out = Tensor(emitter().reduce_kind(as_dtype(x, acc).value, axes, kind))
     return _keep(as_dtype(out, result), axes, keepdims, x.shape)
@@ -69,6 +81,7 @@ def _argreduce(kind, x, axis, keepdims):
     else:
         axis = normalize_axis(kind, axis, x.ndim)
         axes = (axis,)
+    _nonempty(kind, x, (axis,))
     _, index = emitter().argreduce(x.value, axis, kind)
     return _keep(Tensor(index), axes, keepdims, source_shape)
 
@@ -125,4 +138,4 @@ def logcumsumexp(x, axis=None):
     x = tensor_of(x)
     x = as_dtype(x, to_float(x.dtype))
     return _scan("logcumsumexp", "max", x, axis, body=_log_add_exp,
-                 accumulate={"f16": ("f32", "f16"), "bf16": ("f32", "bf16")})
+                 accumulate={d: (wide, d) for d, wide in WIDENED.items()})

@@ -105,25 +105,53 @@ def ravel(x):
 # ---- indexing ---------------------------------------------------------------------------------
 
 def getitem(x, index):
-    """x[index] for ints, slices (any step), None and Ellipsis: slice, reverse (negative steps),
-    then one reshape that drops the int axes and inserts the None axes."""
+    """numpy's x[index] for static ints (negative count from the end), slices (any step), None,
+    one Ellipsis, and at most one integer array (a Tensor, numpy array or list: a gather along its
+    axis, as `take`). The basic items are a slice, a reverse (negative steps) and one reshape that
+    drops the int axes and inserts the None axes."""
     index = index if isinstance(index, tuple) else (index,)
+    index = tuple(tensor_of(i) if isinstance(i, (np.ndarray, list)) else i for i in index)
     for item in index:
-        if not (item is None or item is Ellipsis or isinstance(item, slice)
-                or _is_int(item)):
-            raise DTypeError(f"'getitem' supports static ints, slices, None and Ellipsis; got "
-                             f"{item!r} (use accy.ops.take for tensor indices)")
+        if _is_bool(item):
+            raise DTypeError(f"'getitem' boolean masks are not supported in static indexing "
+                             f"(their result shape depends on the data); use accy.ops.where, or "
+                             f"ints, got {item!r}")
+        if not (item is None or item is Ellipsis or isinstance(item, slice) or _is_int(item)
+                or _is_array(item)):
+            raise DTypeError(f"'getitem' supports static ints, slices, None, Ellipsis and one "
+                             f"integer array; got {item!r}")
+    arrays = [k for k, item in enumerate(index) if _is_array(item)]
+    if len(arrays) > 1:
+        raise ShapeError("'getitem' takes at most one integer-array index (gather along several "
+                         "axes with accy.ops.take_along_axis)")
     if sum(item is Ellipsis for item in index) > 1:
         raise ShapeError("'getitem' allows one Ellipsis")
     used = sum(item is not None and item is not Ellipsis for item in index)
     if used > x.ndim:
         raise ShapeError(f"'getitem' has {used} indices for rank {x.ndim}")
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (slice(None),) * (x.ndim - used) + index[at + 1:]
-    else:
-        index = index + (slice(None),) * (x.ndim - used)
+    fill = (slice(None),) * (x.ndim - used)
+    at = next((k for k, item in enumerate(index) if item is Ellipsis), len(index))
+    expanded = index[:at] + fill + index[at + 1:]
+    if not arrays:
+        return _basic_index(x, expanded)
 
+    k = arrays[0] + (len(fill) - 1 if arrays[0] > at else 0)   # the array's place in `expanded`
+    y = _basic_index(x, expanded[:k] + (slice(None),) + expanded[k + 1:])
+    axis = sum(item is None or isinstance(item, slice) for item in expanded[:k])
+    idx = index[arrays[0]]
+    out = _take("getitem", y, idx, axis)
+    # numpy puts the index's dims first when the ints and the array are not next to each other
+    # (a slice, None or Ellipsis between them), else where the array stands
+    advanced = [j for j, item in enumerate(index) if _is_int(item) or _is_array(item)]
+    if not all(_is_int(index[j]) or _is_array(index[j])
+               for j in range(advanced[0], advanced[-1] + 1)):
+        moved = tuple(range(axis, axis + idx.ndim))
+        out = transpose(out, moved + tuple(d for d in range(out.ndim) if d not in moved))
+    return out
+
+
+def _basic_index(x, index):
+    """x[index] for an index of ints, slices and None with one int or slice per axis."""
     start, limit, strides, reverse, out_shape = [], [], [], [], []
     axis = 0
     for item in index:
@@ -158,12 +186,21 @@ def getitem(x, index):
     return Tensor(emitter().reshape(value, out_shape))
 
 
+def _is_bool(item):
+    """A bool or an array of them: a mask in numpy (`operator.index(True)` is 1), refused here."""
+    return isinstance(item, (bool, np.bool_)) or isinstance(item, Tensor) and item.dtype == "i1"
+
+
 def _is_int(item):
     try:
         operator.index(item)
     except TypeError:
         return False
-    return not isinstance(item, Tensor)
+    return True
+
+
+def _is_array(item):
+    return isinstance(item, Tensor)
 
 
 def _slice_range(item, dim):
@@ -183,7 +220,7 @@ def concatenate(xs, axis=0):
         raise ShapeError("'concatenate' needs a non-empty list or tuple of arrays")
     xs = [lift(x) for x in xs]
     dtype = result_dtype(*(x.dtype if isinstance(x, Tensor) else type(x) for x in xs))
-    xs = [as_dtype(x, dtype) for x in xs]
+    xs = [as_dtype(x, dtype, "concatenate") for x in xs]
     if any(x.ndim == 0 for x in xs):
         raise ShapeError("'concatenate' cannot join rank-0 arrays")
     axis = normalize_axis("concatenate", axis, xs[0].ndim)
@@ -195,7 +232,7 @@ def pad(x, pad_width, constant_values=0):
     per axis; sizes are >= 0."""
     x = tensor_of(x)
     pairs = _pad_pairs(pad_width, x.ndim)
-    value = as_dtype(lift(constant_values), x.dtype)
+    value = as_dtype(lift(constant_values), x.dtype, "pad")
     if value.ndim:
         raise ShapeError("'pad' constant_values must be a scalar")
     return apply("tensor.pad", x, value, edge_padding_low=tuple(p[0] for p in pairs),
@@ -218,15 +255,18 @@ def _pad_pairs(pad_width, ndim):
 
 # ---- gathers ----------------------------------------------------------------------------------
 
-def _indices(op, indices, dim):
-    """Integer `indices` with negative ones mapped into `[0, dim)` (numpy's wraparound; the gather
-    then clamps what is still out of range)."""
-    idx = tensor_of(indices)
+def _indices(op, idx, dim):
+    """Integer indices with negative ones mapped into `[0, dim)` (numpy's wraparound; the gather
+    then clamps what is still out of range). Narrow ints widen to i32 first: `dim` may not fit
+    them (an i8 index into 200 elements)."""
     if idx.dtype not in INT_DTYPES:
         raise DTypeError(f"'{op}' indices must have an integer dtype, got {idx.dtype}")
-    if idx.dtype == "u8":
-        return idx
+    idx = as_dtype(idx, result_dtype(idx.dtype, "i32"))
     return where(less(idx, 0), add(idx, dim), idx)
+
+
+def _take(op, x, idx, axis):
+    return apply("tensor.gather", x, _indices(op, idx, x.shape[axis]), axis=axis, mode="take")
 
 
 def take(x, indices, axis=None):
@@ -234,9 +274,7 @@ def take(x, indices, axis=None):
     x = tensor_of(x)
     if axis is None:
         x, axis = ravel(x), 0
-    axis = normalize_axis("take", axis, x.ndim)
-    idx = _indices("take", indices, x.shape[axis])
-    return apply("tensor.gather", x, idx, axis=axis, mode="take")
+    return _take("take", x, tensor_of(indices), normalize_axis("take", axis, x.ndim))
 
 
 def take_along_axis(x, indices, axis):

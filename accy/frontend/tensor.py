@@ -2,7 +2,9 @@
 
 While `accy.jit` traces a function, every op goes to the Emitter on top of a per-thread stack; a
 loop body traced into a region pushes that region's Emitter, so the same user code builds ops
-wherever it is being traced. Tensor operators and methods are installed by
+wherever it is being traced. Each Tensor remembers the Emitter it was made under and may be used
+only while that one is on the stack (a loop body sees the enclosing trace's Tensors, but nothing
+sees a finished body's or another trace's). Tensor operators and methods are installed by
 `accy.frontend.methods` (they live with the ops they call).
 """
 import threading
@@ -11,14 +13,18 @@ import numpy as np
 
 from accy._core.types import INT_DTYPES, dtype_of_numpy, numpy_dtype
 from accy.errors import AccyError, TypeError as DTypeError
-from accy.frontend.promotion import DEFAULTS, weak_kind
+from accy.frontend.promotion import weak_kind
 
 _STATE = threading.local()
 
 
+def _stack():
+    return _STATE.__dict__.setdefault("stack", [])
+
+
 def emitter():
     """The Emitter of the innermost trace in progress."""
-    stack = getattr(_STATE, "stack", None)
+    stack = _stack()
     if not stack:
         raise AccyError("accy.ops functions and Tensor operations run only while accy.jit traces "
                         "a function")
@@ -33,7 +39,7 @@ class emitting:
         self.e = e
 
     def __enter__(self):
-        _STATE.__dict__.setdefault("stack", []).append(self.e)
+        _stack().append(self.e)
         return self.e
 
     def __exit__(self, *exc):
@@ -45,17 +51,31 @@ class Tensor:
     numpy's operators (`+ - * / // % ** @`, comparisons, `& | ^ ~ << >>`, unary `-`, `abs`),
     static indexing and the methods `reshape astype sum mean max min prod argmax argmin
     transpose`."""
-    __slots__ = ("value",)
+    __slots__ = ("_value", "_scope")
     __array_ufunc__ = None      # `ndarray + Tensor` defers to Tensor.__radd__
     __hash__ = None             # `==` builds a comparison, as in numpy
 
     def __init__(self, value):
-        self.value = value
+        self._value = value
+        stack = _stack()
+        self._scope = stack[-1] if stack else None
 
-    shape = property(lambda self: self.value.type.shape)
-    dtype = property(lambda self: self.value.type.dtype)
-    ndim = property(lambda self: self.value.type.rank)
-    size = property(lambda self: self.value.type.num_elements)
+    @property
+    def value(self):
+        """The IR value, to build an op with: only while the trace or loop body that made this
+        Tensor is in progress (a leaked one would make IR that does not verify)."""
+        stack = _stack()
+        if not any(e is self._scope for e in stack):
+            emitter()                   # not tracing at all: that error
+            raise DTypeError(f"a Tensor ({self._value.type}) made in another accy.jit trace, or "
+                             f"inside a loop body that has finished, is used here; return it "
+                             f"from the loop body (or pass it to the jitted function) instead")
+        return self._value
+
+    shape = property(lambda self: self._value.type.shape)
+    dtype = property(lambda self: self._value.type.dtype)
+    ndim = property(lambda self: self._value.type.rank)
+    size = property(lambda self: self._value.type.num_elements)
 
     def __len__(self):
         if not self.shape:
@@ -70,7 +90,7 @@ class Tensor:
                          "while_loop or fori_loop for data-dependent choices")
 
     def __repr__(self):
-        return f"Tensor({self.value.type})"
+        return f"Tensor({self._value.type})"
 
 
 def constant(array, dtype=None):
@@ -84,9 +104,17 @@ def constant(array, dtype=None):
     return Tensor(emitter().constant(array, dtype))
 
 
+def flatten(value):
+    """(leaves, rebuild) of a loop's or a traced function's values: a tuple/list's items (a tuple
+    subclass rebuilds as a tuple) or `value` alone."""
+    if isinstance(value, (tuple, list)):
+        return list(value), (list if isinstance(value, list) else tuple)
+    return [value], lambda leaves: leaves[0]
+
+
 def lift(x):
-    """A Tensor for a Tensor, numpy array or scalar, or a (nested) list of Python numbers (whose
-    dtype is the Python default, i32/f32/i1); a Python scalar is returned as is (weak)."""
+    """A Tensor for a Tensor, numpy array or scalar, or a (nested) list of Python numbers (of
+    `default_dtype`); a Python scalar is returned as is (weak)."""
     if isinstance(x, Tensor):
         return x
     if isinstance(x, (np.ndarray, np.generic)):
@@ -97,11 +125,14 @@ def lift(x):
         if _holds_tensor(x):
             raise DTypeError("a list of Tensors is not an array; join them with "
                              "accy.ops.concatenate")
-        array = np.asarray(x)
-        kind = {"b": bool, "i": int, "u": int, "f": float}.get(array.dtype.kind)
-        if kind is None:
+        try:
+            array = np.asarray(x)
+        except ValueError:
+            raise DTypeError(f"a ragged list is not an array: {x!r}") from None
+        dtype = default_dtype(array)
+        if dtype is None:
             raise DTypeError(f"cannot trace a list holding {array.dtype} values")
-        return constant(array, DEFAULTS[kind])
+        return converted(array, dtype)
     raise DTypeError(f"cannot use a {type(x).__name__} in a traced computation (Tensors, numpy "
                      f"arrays and Python numbers only)")
 
@@ -116,13 +147,50 @@ def dtype_of(x):
     return x.dtype if isinstance(x, Tensor) else weak_kind(x)
 
 
-def as_dtype(x, dtype):
-    """A lifted operand as a Tensor of `dtype` (converting a Tensor, materializing a scalar)."""
+def _fits(n, dtype):
+    info = np.iinfo(numpy_dtype(dtype))
+    return info.min <= n <= info.max
+
+
+def default_dtype(array):
+    """The dtype of Python numbers standing alone (`array` holds them: a jit argument, a list,
+    `ops.asarray(2)`): i1 / i32 / f32, as JAX, but an int outside i32 is i64 (numpy's int64). An
+    int outside i64, or a finite float beyond f32's range, is an accy.TypeError, not a wrapped
+    value or an inf. None for values that are not Python numbers."""
+    if array.dtype.kind == "b":
+        return "i1"
+    if array.dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            beyond = array[np.isinf(array.astype(np.float32)) & np.isfinite(array)]
+        if beyond.size:
+            raise DTypeError(f"the Python float {float(beyond.flat[0])!r} is beyond f32's range "
+                             f"(a numpy float64 is f64)")
+        return "f32"
+    values = array.ravel().tolist()
+    if array.dtype.kind not in "iuO" or not all(type(v) is int for v in values):
+        return None
+    extremes = (min(values, default=0), max(values, default=0))
+    for dtype in ("i32", "i64"):
+        if all(_fits(v, dtype) for v in extremes):
+            return dtype
+    raise DTypeError(f"the Python int {next(v for v in extremes if not _fits(v, 'i64'))} does "
+                     f"not fit i64")
+
+
+def as_dtype(x, dtype, op="asarray"):
+    """A lifted operand as a Tensor of `dtype`: a Tensor converted, a Python scalar made a
+    constant by `tensor.convert`'s rule (a float into an int truncates and saturates, NaN is 0;
+    into bf16 it rounds once), so a constant is what converting at run time would give. A Python
+    int that does not fit `dtype` (or, for a float dtype, i64) is an accy.TypeError naming `op`."""
     if isinstance(x, Tensor):
         return Tensor(emitter().convert(x.value, dtype))
-    if dtype in INT_DTYPES and type(x) is int:
-        info = np.iinfo(numpy_dtype(dtype))
-        if not info.min <= x <= info.max:
-            raise DTypeError(f"the Python int {x} does not fit {dtype}")
-    with np.errstate(over="ignore"):    # a float beyond the dtype's range is inf, as in numpy
-        return constant(np.asarray(x).astype(numpy_dtype(dtype)), dtype)
+    holder = dtype if dtype in INT_DTYPES else "i64"
+    if type(x) is int and not _fits(x, holder):
+        raise DTypeError(f"'{op}' the Python int {x} does not fit {holder}")
+    return converted(np.asarray(x), dtype)
+
+
+def converted(array, dtype):
+    """A constant Tensor of `dtype` holding numpy `array` converted by `tensor.convert`'s rule."""
+    from accy.reference import convert     # imported when first needed, as in jit
+    return Tensor(emitter().constant(convert(array, dtype), dtype))

@@ -93,29 +93,30 @@ class Emitter:
         return self.op("tensor.compare", x, y, comparison_direction=direction)
 
     # -- region ops --------------------------------------------------------------------------
-    def _body(self, region, arg_types, fn):
-        block = region.add_block(list(arg_types))
-        inner = Emitter(Builder(self.context).at_end(block))
-        results = fn(inner, *block.arguments)
-        results = results if isinstance(results, (tuple, list)) else (results,)
-        inner.builder.create("tensor.yield", list(results))
-
-    @staticmethod
-    def _check_regions(op):
-        """The region constraints (C33, C35, C37, C38), checked once the bodies are built;
-        a bad body erases the op and raises, as a bad operand does."""
-        message = op.op_def.verify(op)
-        if message:
+    def _regions(self, op, bodies):
+        """Build `op`'s regions, one block each from (arg_types, fn(emitter, *args) -> yielded
+        values), then check the region constraints (C33, C35, C37, C38). If a body raises or
+        breaks them, the half-built op is erased (as a bad operand creates none) and the error
+        goes on, so a caller that catches it can keep building valid IR."""
+        try:
+            for region, (arg_types, fn) in zip(op.regions, bodies):
+                block = region.add_block(list(arg_types))
+                inner = Emitter(Builder(self.context).at_end(block))
+                results = fn(inner, *block.arguments)
+                results = results if isinstance(results, (tuple, list)) else (results,)
+                inner.builder.create("tensor.yield", list(results))
+            message = op.op_def.verify(op)
+            if message:
+                raise DTypeError(f"'{op.name}' {message}")
+        except BaseException:
             op.erase(force=True)
-            raise DTypeError(f"'{op.name}' {message}")
+            raise
 
     def reduce(self, inputs, inits, dimensions, body):
         """reduce(inputs, inits) with `body(emitter, *accs, *elems) -> new accs`."""
         operands = list(inputs) + list(inits)
         outs = self.ops("tensor.reduce", operands, attributes={"dimensions": tuple(dimensions)})
-        region = outs[0].owner.regions[0]
-        self._body(region, [v.type for v in inits] * 2, body)
-        self._check_regions(outs[0].owner)
+        self._regions(outs[0].owner, [([v.type for v in inits] * 2, body)])
         return outs
 
     def reduce_kind(self, x, dimensions, kind):
@@ -138,8 +139,7 @@ class Emitter:
             body = kind_body(body)
         (out,) = self.ops("tensor.scan", [x, init], attributes={
             "dimension": dimension, "exclusive": bool(exclusive), "reverse": bool(reverse)})
-        self._body(out.owner.regions[0], [init.type] * 2, body)
-        self._check_regions(out.owner)
+        self._regions(out.owner, [([init.type] * 2, body)])
         return out
 
     def iterate(self, inits, cond, body):
@@ -147,11 +147,8 @@ class Emitter:
         if not inits:
             raise ShapeError("'tensor.iterate' needs at least one loop-carried value")
         outs = self.ops("tensor.iterate", list(inits))
-        op = outs[0].owner
         types = [v.type for v in inits]
-        self._body(op.regions[0], types, cond)
-        self._body(op.regions[1], types, body)
-        self._check_regions(op)
+        self._regions(outs[0].owner, [(types, cond), (types, body)])
         return outs
 
 
