@@ -6,23 +6,10 @@ from hypothesis import given, settings, strategies as st
 
 import accy.reference
 import accy.tensor  # noqa: F401
-from accy.ir import Builder, Context, FunctionType, Module, TensorType, parse
+from accy.ir import TensorType, parse
 from accy.passes import PassManager
-from accy.tensor import Emitter
 from accy.tensor.folds import FOLD_LIMIT
-
-
-def _module(in_types, build):
-    ctx = Context()
-    m = Module.create(ctx)
-    f = Builder(ctx).at_end(m.body).create("builtin.func", attributes={
-        "sym_name": "main", "function_type": FunctionType(in_types, [])})
-    blk = f.regions[0].add_block(in_types)
-    outs = build(Emitter(Builder(ctx).at_end(blk)), *blk.arguments)
-    Builder(ctx).at_end(blk).create("builtin.return", list(outs))
-    f.set_attribute("function_type", FunctionType(in_types, [o.type for o in outs]))
-    m.verify()
-    return m
+from tensor_helpers import module_of
 
 
 def _names(m):
@@ -53,7 +40,7 @@ def test_constant_folds_match_the_reference_bit_for_bit(name, dtype):
     def build(e):
         x, y = e.constant(a, dtype), e.constant(b, dtype)
         return [e.op(name, x) if unary else e.op(name, x, y)]
-    m = _module([], build)
+    m = module_of([], build)
     (expected,) = accy.reference.run(m)
     _canonicalize(m)
     assert _names(m) == ["tensor.constant"]
@@ -63,7 +50,7 @@ def test_constant_folds_match_the_reference_bit_for_bit(name, dtype):
 
 def test_large_results_are_not_folded():
     n = FOLD_LIMIT + 1
-    m = _module([], lambda e: [e.op("tensor.negate", e.constant(np.arange(n), "f32"))])
+    m = module_of([], lambda e: [e.op("tensor.negate", e.constant(np.arange(n), "f32"))])
     assert "tensor.negate" in _names(_canonicalize(m))
 
 
@@ -75,14 +62,14 @@ def test_large_results_are_not_folded():
 ])
 def test_identities_fold_only_when_exact(name, const, dtype, folds):
     t = TensorType(dtype, (4,))
-    m = _module([t], lambda e, x: [e.op(name, x, e.full(const, dtype, (4,)))])
+    m = module_of([t], lambda e, x: [e.op(name, x, e.full(const, dtype, (4,)))])
     _canonicalize(m)
     assert ("tensor." + name.split(".")[1] in _names(m)) != folds
 
 
 def test_self_identities_and_repeated_operands():
     t = TensorType("i32", (4,))
-    m = _module([t], lambda e, x: [e.op("tensor.maximum", x, x), e.op("tensor.xor", x, x),
+    m = module_of([t], lambda e, x: [e.op("tensor.maximum", x, x), e.op("tensor.xor", x, x),
                                    e.op("tensor.and", x, x)])
     _canonicalize(m)
     ret = next(op for op in m.walk() if op.name == "builtin.return")
@@ -105,7 +92,7 @@ def test_self_identities_and_repeated_operands():
 ])
 def test_shape_ops_that_change_nothing_disappear(build, folds):
     t = TensorType("f32", (3, 3))
-    m = _module([t], lambda e, x: [build(e, x)])
+    m = module_of([t], lambda e, x: [build(e, x)])
     x = np.random.default_rng().standard_normal((3, 3)).astype(np.float32)
     (before,) = accy.reference.run(m, x)
     _canonicalize(m)
@@ -117,7 +104,7 @@ def test_shape_ops_that_change_nothing_disappear(build, folds):
 def test_decompose_attention_pass_matches_the_composite():
     rng = np.random.default_rng()
     q = TensorType("f32", (2, 2, 5, 8))
-    m = _module([q, q, q], lambda e, a, b, c: [e.op("tensor.attention", a, b, c, scale=0.25,
+    m = module_of([q, q, q], lambda e, a, b, c: [e.op("tensor.attention", a, b, c, scale=0.25,
                                                      causal=True)])
     args = [rng.standard_normal(q.shape).astype(np.float32) for _ in range(3)]
     (composite,) = accy.reference.run(m, *args)
@@ -144,7 +131,7 @@ def test_decompose_attention_pass_matches_the_composite():
 ])
 def test_shape_op_chains_collapse_exactly(build, left):
     t = TensorType("f32", (2, 3, 4))
-    m = _module([t], lambda e, x: [build(e, x)])
+    m = module_of([t], lambda e, x: [build(e, x)])
     x = np.random.default_rng().standard_normal(t.shape).astype(np.float32)
     (before,) = accy.reference.run(m, x)
     _canonicalize(m)
@@ -155,7 +142,7 @@ def test_shape_op_chains_collapse_exactly(build, left):
 
 def test_a_reshape_that_moves_data_is_not_merged_into_a_broadcast():
     t = TensorType("f32", (2, 3))
-    m = _module([t], lambda e, x: [e.broadcast(e.reshape(x, (3, 2)), (4, 3, 2))])
+    m = module_of([t], lambda e, x: [e.broadcast(e.reshape(x, (3, 2)), (4, 3, 2))])
     _canonicalize(m)
     assert _names(m) == ["tensor.reshape", "tensor.broadcast_in_dim"]
 
@@ -163,7 +150,7 @@ def test_a_reshape_that_moves_data_is_not_merged_into_a_broadcast():
 
 def test_pad_by_nothing_disappears():
     t = TensorType("f32", (3, 1))
-    m = _module([t], lambda e, x: [e.op("tensor.pad", x, e.constant(0.0, "f32"),
+    m = module_of([t], lambda e, x: [e.op("tensor.pad", x, e.constant(0.0, "f32"),
                                          edge_padding_low=(0, 0), edge_padding_high=(0, 0),
                                          interior_padding=(0, 5))])   # a size-1 dim: moot
     assert "tensor.pad" not in _names(_canonicalize(m))
@@ -208,7 +195,7 @@ def _program_module(dtype, steps):
         for name, *refs in steps:
             values.append(e.op(name, *map(operand, refs)))
         return [values[-1]]
-    return _module([t], build)
+    return module_of([t], build)
 
 
 @settings(max_examples=300, deadline=None)
