@@ -1,0 +1,105 @@
+"""A driver-like surface over the emulator, shaped like PyCUDA's, so that an executable can
+treat the emulator and a real GPU as two devices behind one interface:
+
+    dev = Emulator()
+    a = dev.to_device(x)                      # or mem_alloc + memcpy_htod
+    fn = dev.module_from_buffer(ptx).get_function("vadd")
+    fn(a, b, c, np.int32(n), block=(256, 1, 1), grid=(64, 1, 1))
+    y = dev.from_device(c, x.shape, x.dtype)  # or memcpy_dtoh
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from accy.runtime.emulator.instructions import HANDLERS
+from accy.runtime.emulator.machine import KernelFault, Machine
+from accy.runtime.emulator.memory import GlobalMemory
+from accy.runtime.emulator.ptx import parse
+
+
+class DevicePointer(int):
+    """A device address (an int, as PyCUDA's DeviceAllocation converts to)."""
+
+
+@dataclass
+class LaunchStats:
+    steps: int                  # instructions issued (lockstep steps)
+    thread_instructions: int    # instructions times the threads that were at them
+
+
+class Emulator:
+    """A CPU device: global memory plus modules loaded from PTX text."""
+
+    def __init__(self):
+        self.memory = GlobalMemory()
+
+    def mem_alloc(self, nbytes):
+        return DevicePointer(self.memory.alloc(nbytes))
+
+    def mem_free(self, pointer):
+        self.memory.free(int(pointer))
+
+    def memcpy_htod(self, pointer, array):
+        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+        buf = self._buffer(pointer, raw.size)
+        buf[:raw.size] = raw
+
+    def memcpy_dtoh(self, array, pointer):
+        raw = array.view(np.uint8).reshape(-1)
+        raw[:] = self._buffer(pointer, raw.size)[:raw.size]
+
+    def to_device(self, array):
+        array = np.ascontiguousarray(array)
+        pointer = self.mem_alloc(array.nbytes)
+        self.memcpy_htod(pointer, array)
+        return pointer
+
+    def from_device(self, pointer, shape, dtype):
+        out = np.empty(shape, dtype)
+        self.memcpy_dtoh(out, pointer)
+        return out
+
+    def _buffer(self, pointer, nbytes):
+        buf = self.memory.buffers.get(int(pointer))
+        if buf is None or buf.size < nbytes:
+            raise KernelFault(f"{int(pointer):#x} is not the start of an allocation of at least "
+                              f"{nbytes} bytes")
+        return buf
+
+    def module_from_buffer(self, ptx):
+        if isinstance(ptx, bytes):
+            ptx = ptx.decode()
+        return EmulatedModule(self, parse(ptx))
+
+
+class EmulatedModule:
+    def __init__(self, device, module):
+        self.device, self.module = device, module
+
+    def get_function(self, name):
+        if name not in self.module.kernels:
+            raise KernelFault(f"the module has no kernel '{name}' (it has "
+                              f"{', '.join(self.module.kernels) or 'none'})")
+        return EmulatedFunction(self, self.module.kernels[name])
+
+
+class EmulatedFunction:
+    def __init__(self, module, kernel):
+        self.module, self.kernel = module, kernel
+
+    def __call__(self, *args, block=(1, 1, 1), grid=(1, 1, 1), shared=0):
+        """Launch on every thread of `grid` x `block`; returns LaunchStats."""
+        block, grid = _dims(block, "block"), _dims(grid, "grid")
+        if block[0] * block[1] * block[2] > 1024:
+            raise KernelFault(f"a block holds at most 1024 threads, got {block}")
+        machine = Machine(self.module.module, self.kernel, grid, block, int(shared), args,
+                          self.module.device.memory, HANDLERS)
+        machine.run()
+        return LaunchStats(machine.steps, machine.thread_instructions)
+
+
+def _dims(value, what):
+    value = tuple(int(v) for v in value) + (1,) * (3 - len(value))
+    if len(value) != 3 or any(v < 1 for v in value):
+        raise KernelFault(f"{what} must be 1 to 3 positive sizes, got {value}")
+    return value

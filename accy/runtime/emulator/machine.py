@@ -1,0 +1,381 @@
+"""One kernel launch: every thread of the grid in lockstep as numpy arrays.
+
+Registers hold raw bits (uint8/16/32/64, bool for predicates), one array element per thread;
+an instruction reads them as its type. Each step runs the instruction at the lowest program
+counter among live threads, for the threads at that PC (the rule that keeps structured
+divergence and loops correct). While all live threads share one PC (the common case) the PC is
+a scalar and instructions run on whole arrays without index gathers.
+"""
+import numpy as np
+
+from accy.errors import AccyError
+from accy.runtime.emulator.memory import MemoryFault, SharedMemory, SHARED_WINDOW
+from accy.runtime.emulator.ptx import Address, Imm, PredPair, Reg, Special, Symbol, Vector, \
+    TYPE_BYTES
+
+try:
+    import ml_dtypes
+    _BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - a hard dependency of accy
+    _BF16 = None
+
+STORAGE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+VIEW = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16,
+        "s16": np.int16, "f16": np.float16, "bf16": _BF16, "b32": np.uint32, "u32": np.uint32,
+        "s32": np.int32, "f32": np.float32, "f16x2": np.uint32, "bf16x2": np.uint32,
+        "tf32": np.float32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
+        "f64": np.float64, "pred": np.bool_}
+MAX_STEPS = 200_000_000          # instruction steps per launch before it counts as a hang
+
+
+class KernelFault(AccyError):
+    """A kernel did something invalid (bad memory access, deadlock, unsupported instruction);
+    names the kernel, the PTX line and instruction, a thread and the address."""
+
+
+class Machine:
+    def __init__(self, module, kernel, grid, block, shared_bytes, params, memory, handlers):
+        self.module, self.kernel, self.memory = module, kernel, memory
+        self.handlers = handlers
+        gx, gy, gz = grid
+        bx, by, bz = block
+        self.block_size = bx * by * bz
+        self.blocks = gx * gy * gz
+        n = self.T = self.blocks * self.block_size
+        t = np.arange(n, dtype=np.int64)
+        local, blk = t % self.block_size, t // self.block_size
+        self.block_of = blk
+        self.local = local
+        self.special = {
+            "tid.x": local % bx, "tid.y": (local // bx) % by, "tid.z": local // (bx * by),
+            "ctaid.x": blk % gx, "ctaid.y": (blk // gx) % gy, "ctaid.z": blk // (gx * gy),
+            "laneid": local % 32, "warpid": local // 32,
+        }
+        self.consts = {"ntid.x": bx, "ntid.y": by, "ntid.z": bz, "nctaid.x": gx,
+                       "nctaid.y": gy, "nctaid.z": gz, "nwarpid": (self.block_size + 31) // 32,
+                       "dynamic_smem_size": shared_bytes}
+        self.warp_of = blk * ((self.block_size + 31) // 32) + local // 32
+        self.regs = {name: np.zeros(n, np.bool_ if dt == "pred" else STORAGE[TYPE_BYTES[dt]])
+                     for name, dt in kernel.registers.items()}
+        self.reg_types = kernel.registers
+        self.params = self._param_block(params)
+        self.symbols, shared_size = self._layout_shared(shared_bytes)
+        self.shared = SharedMemory(self.blocks, shared_size)
+        self.done = np.zeros(n, bool)
+        self.pc = 0                   # the one PC while converged, else None
+        self.pcs = None
+        self.clock = 0
+        self.steps = 0
+        self.thread_instructions = 0
+
+    # ---- setup ---------------------------------------------------------------------------
+    def _param_block(self, values):
+        params = {}
+        if len(values) != len(self.kernel.params):
+            raise KernelFault(f"kernel {self.kernel.name} takes {len(self.kernel.params)} "
+                              f"parameters, got {len(values)}")
+        for (name, dtype, size, _), value in zip(self.kernel.params, values):
+            raw = np.asarray(value).astype(VIEW[dtype]).tobytes() if not isinstance(value, bytes) \
+                else value
+            params[name] = raw.ljust(size, b"\0")[:size]
+        return params
+
+    def _layout_shared(self, dynamic):
+        """Offsets of the kernel's (and module's) shared variables; extern `[]` ones get the
+        dynamic bytes, placed last."""
+        offset, symbols = 0, {}
+        variables = [v for v in self.module.variables + self.kernel.variables
+                     if v.space == "shared"]
+        for v in sorted(variables, key=lambda v: v.size == 0):
+            align = max(v.align, 16 if v.size == 0 else 1)
+            offset = (offset + align - 1) // align * align
+            symbols[v.name] = offset
+            offset += v.size if v.size else dynamic
+        for v in self.kernel.variables:
+            if v.space not in ("shared",):
+                raise KernelFault(f"kernel {self.kernel.name}: .{v.space} variables are not "
+                                  f"supported ({v.name})")
+        return symbols, offset
+
+    # ---- operands --------------------------------------------------------------------------
+    def read(self, operand, dtype, idx):
+        """Operand as an array of `dtype` (a PTX type name) for threads `idx`."""
+        view = VIEW[dtype]
+        if isinstance(operand, Reg):
+            raw = self.regs[operand.name][idx]
+            return _as_type(raw, self.reg_types[operand.name], dtype)
+        if isinstance(operand, Imm):
+            if dtype == "pred":
+                return np.full(self._count(idx), bool(operand.value))
+            value = operand.value
+            if operand.is_float and not dtype.startswith(("f", "bf", "tf")):
+                bits = np.array(value, np.float32 if TYPE_BYTES[dtype] == 4 else np.float64)
+                return np.full(self._count(idx), bits.view(STORAGE[bits.itemsize])).astype(
+                    view, copy=False)
+            if not operand.is_float:
+                value = np.array(value & ((1 << 8 * np.dtype(view).itemsize) - 1)
+                                 if np.dtype(view).kind in "ui" else value)
+                if np.dtype(view).kind == "i":
+                    value = value.astype(STORAGE[np.dtype(view).itemsize]).view(view)
+                elif np.dtype(view).kind == "u":
+                    value = value.astype(view)
+            return np.full(self._count(idx), value, dtype=view)
+        if isinstance(operand, Special):
+            return self._special(operand.name, idx).astype(view)
+        if isinstance(operand, Symbol):
+            if operand.name in self.symbols:         # a shared variable's address
+                return np.full(self._count(idx), self.symbols[operand.name], dtype=view)
+            raise KernelFault(f"symbol {operand.name} is not an addressable variable")
+        raise KernelFault(f"cannot read operand {operand}")
+
+    def write(self, operand, value, dtype, idx):
+        if isinstance(operand, Reg) and operand.name == "_":
+            return
+        if not isinstance(operand, Reg):
+            raise KernelFault(f"cannot write to {operand}")
+        reg = self.regs[operand.name]
+        reg[idx] = _to_storage(np.asarray(value), dtype, self.reg_types[operand.name])
+
+    def _special(self, name, idx):
+        if name in self.special:
+            return self.special[name][idx]
+        if name in self.consts:
+            return np.full(self._count(idx), self.consts[name], np.int64)
+        if name in ("clock", "clock64", "globaltimer"):
+            self.clock += 1
+            return np.full(self._count(idx), self.clock, np.int64)
+        raise KernelFault(f"special register %{name} is not supported")
+
+    def _count(self, idx):
+        return self.T if isinstance(idx, slice) else len(idx)
+
+    # ---- addresses -----------------------------------------------------------------------------
+    def address(self, operand, idx):
+        """(space hint, int64/uint64 addresses) of an Address operand."""
+        base = operand.base
+        if isinstance(base, Reg):
+            width = TYPE_BYTES[self.reg_types[base.name]]
+            raw = self.regs[base.name][idx].astype(np.uint64 if width == 8 else np.uint32)
+            return raw.astype(np.uint64) + np.uint64(operand.offset % (1 << 64))
+        if isinstance(base, Symbol):
+            if base.name in self.symbols:
+                return np.full(self._count(idx), self.symbols[base.name] + operand.offset,
+                               np.uint64)
+            raise KernelFault(f"[{base.name}] is not a shared variable of this kernel")
+        return np.full(self._count(idx), operand.offset, np.uint64)
+
+    def param_bytes(self, operand):
+        base = operand.base
+        if not isinstance(base, Symbol) or base.name not in self.params:
+            raise KernelFault(f"ld.param needs a parameter name, got {operand}")
+        return self.params[base.name], operand.offset
+
+    def load(self, space, addresses, dtype, idx):
+        np_dtype = np.dtype(VIEW[dtype] if dtype != "pred" else np.uint8)
+        if space == "shared":
+            return self.shared.load(self._blocks(idx), addresses.astype(np.int64), np_dtype)
+        if space == "generic":
+            return self._generic(addresses, idx, np_dtype)
+        return self.memory.load(addresses, np_dtype)
+
+    def store(self, space, addresses, values, dtype, idx):
+        np_dtype = np.dtype(VIEW[dtype])
+        if space == "shared":
+            self.shared.store(self._blocks(idx), addresses.astype(np.int64), values, np_dtype)
+        elif space == "generic":
+            self._generic(addresses, idx, np_dtype, values)
+        else:
+            self.memory.store(addresses, values, np_dtype)
+
+    def _generic(self, addresses, idx, dtype, values=None):
+        """Generic addresses: the shared window, else global."""
+        in_shared = (addresses >= SHARED_WINDOW) & (addresses < SHARED_WINDOW + (1 << 32))
+        if not in_shared.any():
+            return self.memory.load(addresses, dtype) if values is None else \
+                self.memory.store(addresses, values, dtype)
+        blocks = self._blocks(idx)
+        out = None if values is None else None
+        if in_shared.all():
+            off = (addresses - np.uint64(SHARED_WINDOW)).astype(np.int64)
+            return self.shared.load(blocks, off, dtype) if values is None else \
+                self.shared.store(blocks, off, values, dtype)
+        # mixed: split
+        result = np.empty(len(addresses), dtype) if values is None else None
+        for mask, shared in ((in_shared, True), (~in_shared, False)):
+            sub = addresses[mask]
+            if shared:
+                off = (sub - np.uint64(SHARED_WINDOW)).astype(np.int64)
+                if values is None:
+                    result[mask] = self.shared.load(blocks[mask], off, dtype)
+                else:
+                    self.shared.store(blocks[mask], off, np.asarray(values)[mask], dtype)
+            elif values is None:
+                result[mask] = self.memory.load(sub, dtype)
+            else:
+                self.memory.store(sub, np.asarray(values)[mask], dtype)
+        return result if values is None else out
+
+    def _blocks(self, idx):
+        return self.block_of[idx]
+
+    def threads(self, idx):
+        return np.arange(self.T)[idx] if isinstance(idx, slice) else idx
+
+    # ---- synchronization and atomics ------------------------------------------------------------
+    def check_barrier(self, run, ins):
+        """bar.sync: every live thread of each arriving block must be at this barrier (threads
+        that exited count as arrived); otherwise the block would deadlock on a GPU."""
+        if self.pc is not None:
+            return
+        blocks = np.unique(self.block_of[self.threads(run)])
+        pc = self.kernel.instructions.index(ins)
+        waiting = np.isin(self.block_of, blocks) & ~self.done & (self.pcs != pc)
+        if waiting.any():
+            t = int(np.nonzero(waiting)[0][0])
+            other = self.kernel.instructions[min(int(self.pcs[t]), len(self.kernel.instructions)
+                                                 - 1)]
+            raise KernelFault(f"deadlock: the barrier is reached by only part of block "
+                              f"{t // self.block_size}; thread {t % self.block_size} is at line "
+                              f"{other.line} `{other.text}`")
+
+    def atomic(self, space, addresses, values, dtype, idx, fn, compare=None):
+        """Read-modify-write at `addresses`, one thread at a time in thread order where
+        addresses repeat (each round takes the first pending thread of every location);
+        returns the old values."""
+        threads = self.threads(idx)
+        key = addresses.astype(np.uint64)
+        if space == "shared":
+            key = self.block_of[threads].astype(np.uint64) << np.uint64(32) | key
+        old = np.empty(len(threads), VIEW[dtype])
+        pending = np.arange(len(threads))
+        while pending.size:
+            _, first = np.unique(key[pending], return_index=True)
+            sel = pending[first]
+            current = self.load(space, addresses[sel], dtype, threads[sel])
+            old[sel] = current
+            if compare is not None:
+                new = np.where(current == compare[sel], values[sel], current)
+            else:
+                with np.errstate(all="ignore"):
+                    new = fn(current, values[sel]).astype(VIEW[dtype])
+            self.store(space, addresses[sel], new, dtype, threads[sel])
+            pending = np.delete(pending, first)
+        return old
+
+    # ---- execution -------------------------------------------------------------------------------
+    def run(self):
+        instructions = self.kernel.instructions
+        compiled = [self.handlers.compile(ins, self) for ins in instructions]
+        n = len(instructions)
+        live = slice(None)                  # the live threads while converged
+        while True:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise KernelFault(f"kernel {self.kernel.name} ran {MAX_STEPS} steps: an endless "
+                                  f"loop?")
+            if self.pc is not None:
+                pc, at = self.pc, live
+            else:
+                alive = ~self.done
+                if not alive.any():
+                    return
+                pc = int(self.pcs[alive].min())
+                at_mask = alive & (self.pcs == pc)
+                if at_mask.sum() == alive.sum():        # everyone is back together
+                    self.pc, self.pcs = pc, None
+                    live = slice(None) if alive.all() else np.nonzero(alive)[0]
+                    continue
+                at = np.nonzero(at_mask)[0]
+            if pc >= n:                                  # ran off the end: as `ret`
+                self.done[at] = True
+                if self.pc is not None:
+                    return
+                continue
+            exited = self._step(compiled[pc], instructions[pc], pc, at)
+            if exited and self.pc is not None:
+                alive = ~self.done
+                if not alive.any():
+                    return
+                live = np.nonzero(alive)[0]
+
+    def _step(self, fn, ins, pc, at):
+        """Run `ins` for threads `at` (all at `pc`) and move their PCs on; True when some
+        threads exited."""
+        self.thread_instructions += self._count(at)
+        run = at
+        if ins.guard is not None:
+            pred = self.regs[ins.guard.name][at]
+            if ins.negate:
+                pred = ~pred
+            if not pred.all():
+                run = np.nonzero(pred)[0] if isinstance(at, slice) else at[pred]
+        try:
+            target = fn(run)
+        except MemoryFault as e:
+            threads = np.arange(self.T)[run] if isinstance(run, slice) else run
+            lane = e.lanes[0] if e.lanes is not None and len(e.lanes) else 0
+            raise KernelFault(self.where(ins, int(threads[lane]), str(e))) from None
+        except KernelFault as e:
+            if str(e).startswith("kernel "):
+                raise
+            threads = np.arange(self.T)[run] if isinstance(run, slice) else run
+            raise KernelFault(self.where(ins, int(threads[0]) if len(threads) else 0,
+                                         str(e))) from None
+        return self._advance(pc, at, run, target)
+
+    def where(self, ins, thread, message):
+        b, t = divmod(thread, self.block_size)
+        return (f"kernel {self.kernel.name}, line {ins.line} `{ins.text}`, block {b} thread {t}: "
+                f"{message}")
+
+    def _advance(self, pc, at, run, target):
+        """target None: every thread of `at` goes to pc + 1; an int: the threads of `run` jump
+        there and the rest go on; "exit": the threads of `run` finish."""
+        everyone = run is at
+        if target == "exit":
+            self.done[run] = True
+            target = None
+            exited = True
+        else:
+            exited = False
+        if target is None or everyone:
+            next_pc = pc + 1 if target is None else target
+            if self.pc is not None:
+                self.pc = next_pc
+            else:
+                self.pcs[at] = next_pc
+            return exited
+        if self.pc is not None:                 # a branch taken by some: diverge
+            self.pcs = np.full(self.T, self.pc, np.int64)
+            self.pc = None
+        self.pcs[at] = pc + 1
+        self.pcs[run] = target
+        return exited
+
+
+def _as_type(raw, reg_type, dtype):
+    """Register bits read as PTX type `dtype` (truncating a wider register)."""
+    view = np.dtype(VIEW[dtype])
+    if reg_type == "pred" or dtype == "pred":
+        return raw.astype(bool) if dtype == "pred" else raw.astype(view)
+    width = raw.dtype.itemsize
+    if view.itemsize == width:
+        return raw.view(view)
+    bits = raw.astype(STORAGE[view.itemsize])        # truncate or zero-extend the bits
+    return bits.view(view)
+
+
+def _to_storage(value, dtype, reg_type):
+    """A value of PTX type `dtype` as the bits of a `reg_type` register (extending by the
+    type's signedness when the register is wider)."""
+    if reg_type == "pred":
+        return value.astype(bool)
+    store = STORAGE[TYPE_BYTES[reg_type]]
+    value = value.astype(VIEW[dtype], copy=False) if dtype != "pred" else value.astype(np.uint8)
+    w = value.dtype.itemsize
+    if w == np.dtype(store).itemsize:
+        return value.view(store)
+    if value.dtype.kind == "i":
+        return value.astype(SIGNED[np.dtype(store).itemsize]).view(store)
+    return value.view(STORAGE[w]).astype(store)

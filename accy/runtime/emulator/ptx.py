@@ -1,0 +1,411 @@
+"""The PTX front end: module text -> kernels, each a flat list of decoded instructions.
+
+Covers what accy emits and what nvcc writes for ordinary kernels: the module directives
+(.version, .target, .address_size), .visible/.extern .entry, .param lists, .reg (with the
+`%r<11>` range form), .shared/.const/.global variables with .align and array sizes, labels,
+predicate guards (`@%p` / `@!%p`), `{ }` scopes (inline asm; registers declared in a scope are
+renamed apart), and operands: registers, immediates (decimal, hex, 0f/0d floats), special
+registers (%tid.x, ...), symbols, `[addr+offset]`, vectors `{a, b}` and `%r|%p` pairs.
+Anything else is a PtxError naming the line, never skipped.
+"""
+import re
+import struct
+from dataclasses import dataclass, field
+
+from accy.errors import AccyError
+
+
+class PtxError(AccyError):
+    """PTX text the emulator cannot read or run; names the line and the instruction."""
+
+
+@dataclass(frozen=True)
+class Reg:
+    name: str
+
+
+@dataclass(frozen=True)
+class Imm:
+    value: object           # int, or float for 0f/0d/decimal-point literals
+    is_float: bool = False
+
+
+@dataclass(frozen=True)
+class Special:
+    name: str               # e.g. "tid.x", "laneid", "clock64"
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str               # a variable or parameter used as an address
+
+
+@dataclass(frozen=True)
+class Address:
+    base: object            # Reg, Symbol or None (absolute)
+    offset: int
+
+
+@dataclass(frozen=True)
+class Vector:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class PredPair:
+    value: Reg              # `%r|%p`: a value and a predicate output
+    pred: Reg
+
+
+@dataclass
+class Instruction:
+    line: int
+    text: str
+    opcode: str             # the first dotted part, e.g. "ld"
+    mods: tuple             # the other dotted parts, e.g. ("global", "f32")
+    operands: tuple
+    guard: object = None    # Reg of the guarding predicate
+    negate: bool = False
+
+
+@dataclass
+class Variable:
+    name: str
+    space: str              # shared, const, global, local
+    dtype: str              # e.g. "b8", "f32"
+    size: int               # bytes
+    align: int
+    init: bytes = None
+
+
+@dataclass
+class Kernel:
+    name: str
+    params: list            # (name, dtype, size, align)
+    registers: dict         # name -> dtype
+    variables: list         # shared/local variables of the body
+    instructions: list
+    labels: dict            # label -> instruction index
+    line: int = 0
+
+
+@dataclass
+class Module:
+    version: str = ""
+    target: str = ""
+    address_size: int = 64
+    kernels: dict = field(default_factory=dict)
+    variables: list = field(default_factory=list)   # module-scope .global/.const/.shared
+
+
+TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
+              "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4,
+              "b64": 8, "u64": 8, "s64": 8, "f64": 8, "pred": 1, "b128": 16}
+_TOKEN = re.compile(r"""\s*(?:
+      (?P<str>"(?:[^"\\]|\\.)*")
+    | (?P<word>[%$A-Za-z_.][%$\w.]*(?:<\d+>)?)
+    | (?P<num>[-+]?(?:0[fFdD][0-9a-fA-F]+|0[xX][0-9a-fA-F]+U?|\d+\.\d*(?:[eE][-+]?\d+)?|\d+U?))
+    | (?P<punct>[{}()\[\];,:@!|+\-=<>])
+    )""", re.X)
+
+
+def _strip_comments(text):
+    """Comments removed (keeping line numbers), and the line directives that end without a
+    ';' (.version, .target, .address_size, .file, .loc) given one."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r"^(\s*\.(?:version|target|address_size|file|loc)\b[^\n;]*)$", r"\1;", text,
+                  flags=re.M)
+
+
+def parse_immediate(text):
+    """An Imm from PTX number text."""
+    t = text.rstrip("U")
+    if t[:2] in ("0f", "0F"):
+        return Imm(struct.unpack("<f", int(t[2:], 16).to_bytes(4, "little"))[0], True)
+    if t[:2] in ("0d", "0D"):
+        return Imm(struct.unpack("<d", int(t[2:], 16).to_bytes(8, "little"))[0], True)
+    if "." in t or "e" in t.lower() and not t.lower().startswith(("0x", "-0x")):
+        return Imm(float(t), True)
+    return Imm(int(t, 0))
+
+
+def _statements(text):
+    """The text split into (line, statement, terminator) with terminator ';', '{' or '}'.
+    A '{' after statement text is an operand brace (`{%r1, %r2}`, `= {1, 2}`), except after a
+    kernel header, where it opens the body; on its own it opens a scope."""
+    out, cur, line, start, depth = [], [], 1, None, 0
+
+    def emit(end):
+        nonlocal cur, start
+        out.append((start or line, "".join(cur).strip(), end))
+        cur, start = [], None
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if ch == "{":
+            head = "".join(cur).strip()
+            if depth or (head and not re.search(r"\.(entry|func)\b", head)):
+                depth += 1
+                cur.append(ch)
+            else:
+                emit("{")
+        elif ch == "}" and depth:
+            depth -= 1
+            cur.append(ch)
+        elif ch == "}" or (ch == ";" and not depth):
+            emit(ch)
+        else:
+            if start is None and not ch.isspace():
+                start = line
+            cur.append(ch)
+    if "".join(cur).strip():
+        raise PtxError(f"line {start}: statement without ';': {''.join(cur).strip()}")
+    return out
+
+
+def parse(text):
+    """Parse PTX module text into a Module; raise PtxError at the first thing not understood."""
+    return _Parser(_strip_comments(text)).module()
+
+
+class _Parser:
+    def __init__(self, text):
+        self.stmts = _statements(text)
+        self.i = 0
+
+    def error(self, line, message, stmt=""):
+        raise PtxError(f"line {line}: {message}" + (f": {stmt}" if stmt else ""))
+
+    def module(self):
+        m = Module()
+        while self.i < len(self.stmts):
+            line, stmt, end = self.stmts[self.i]
+            self.i += 1
+            words = stmt.split()
+            if not words:
+                if end == "}" or end == "{":
+                    self.error(line, "unexpected brace")
+                continue
+            head = words[0]
+            if head == ".version":
+                m.version = words[1]
+            elif head == ".target":
+                m.target = stmt.split(None, 1)[1]
+            elif head == ".address_size":
+                m.address_size = int(words[1])
+                if m.address_size != 64:
+                    self.error(line, "only .address_size 64 is supported")
+            elif ".entry" in words or ".func" in words:
+                if ".func" in words:
+                    self.error(line, ".func (device functions) is not supported; inline them",
+                               stmt)
+                kernel = self.kernel(line, stmt, end)
+                m.kernels[kernel.name] = kernel
+            elif head in (".global", ".const", ".shared", ".extern", ".visible") or \
+                    head.startswith(".global") or ".global" in words or ".const" in words:
+                m.variables.append(self.variable(line, stmt))
+            else:
+                self.error(line, "unknown module directive", stmt)
+        return m
+
+    def kernel(self, line, header, end):
+        # header: [.visible|.extern|.weak] .entry NAME ( params... )  -- may span statements
+        text = header
+        if end == ";":           # a declaration without a body
+            self.error(line, "a kernel declaration without a body", header)
+        if end == "{" and "(" in text and ")" not in text:
+            self.error(line, "unterminated parameter list", header)
+        m = re.match(r"(?:\.\w+\s+)*\.entry\s+([\w$]+)\s*(?:\((.*)\))?\s*(.*)$", text, re.S)
+        if not m:
+            self.error(line, "bad .entry header", header)
+        name, params_text = m.group(1), m.group(2) or ""
+        params = []
+        for p in filter(None, (s.strip() for s in params_text.split(","))):
+            pm = re.match(r"\.param\s+((?:\.\w+\s+)*)\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?", p)
+            if not pm:
+                self.error(line, "bad parameter", p)
+            quals, dtype, pname, count = pm.groups()
+            if dtype not in TYPE_BYTES:
+                self.error(line, f"unknown parameter type .{dtype}", p)
+            align = re.search(r"\.align\s+(\d+)", quals or "")
+            size = TYPE_BYTES[dtype] * int(count or 1)
+            params.append((pname, dtype, size, int(align.group(1)) if align else TYPE_BYTES[dtype]))
+        k = Kernel(name, params, {}, [], [], {}, line)
+        self.body(k)
+        return k
+
+    def body(self, k):
+        scopes = [{}]            # per scope: declared name -> unique name
+        serial = 0
+        while self.i < len(self.stmts):
+            line, stmt, end = self.stmts[self.i]
+            self.i += 1
+            if end == "{" and not stmt:
+                scopes.append({})
+                continue
+            if end == "}":
+                if stmt:
+                    self.instruction(k, line, stmt, scopes)
+                scopes.pop()
+                if not scopes:
+                    return
+                continue
+            if not stmt:
+                continue
+            label = re.match(r"^([$\w.]+)\s*:\s*(.*)$", stmt, re.S)
+            while label and not stmt.startswith("@"):
+                k.labels[label.group(1)] = len(k.instructions)
+                stmt = label.group(2).strip()
+                label = re.match(r"^([$\w.]+)\s*:\s*(.*)$", stmt, re.S)
+            if not stmt:
+                continue
+            if stmt.startswith(".reg"):
+                for name, dtype in self.registers(line, stmt):
+                    if len(scopes) > 1 and any(name in s for s in scopes[1:]) or len(scopes) > 2 \
+                            or (len(scopes) == 2 and name in k.registers):
+                        serial += 1
+                        unique = f"{name}__s{serial}"
+                    else:
+                        unique = name
+                    scopes[-1][name] = unique
+                    k.registers[unique] = dtype
+            elif stmt.startswith((".shared", ".local", ".const", ".global")):
+                k.variables.append(self.variable(line, stmt))
+            elif stmt.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
+                                  ".loc", ".file", ".noreturn")):
+                continue
+            elif stmt.startswith("."):
+                self.error(line, "unknown directive in a kernel body", stmt)
+            else:
+                self.instruction(k, line, stmt, scopes)
+        self.error(k.line, f"kernel {k.name} has no closing brace")
+
+    def registers(self, line, stmt):
+        m = re.match(r"\.reg\s+(?:\.v\d\s+)?\.(\w+)\s+(.*)$", stmt, re.S)
+        if not m or m.group(1) not in TYPE_BYTES:
+            self.error(line, "bad .reg declaration", stmt)
+        dtype = m.group(1)
+        for item in (s.strip() for s in m.group(2).split(",")):
+            rm = re.match(r"^(%[\w$]+)(?:<(\d+)>)?$", item)
+            if not rm:
+                self.error(line, "bad register name", item)
+            if rm.group(2) is None:
+                yield rm.group(1), dtype
+            else:
+                for n in range(int(rm.group(2))):
+                    yield f"{rm.group(1)}{n}", dtype
+
+    def variable(self, line, stmt):
+        m = re.match(r"(?:\.(?:visible|extern|weak)\s+)*\.(shared|const|global|local)\s+"
+                     r"((?:\.align\s+\d+\s+)?)\.(\w+)\s+([\w$]+)((?:\[\d*\])*)\s*(?:=\s*(.*))?$",
+                     stmt, re.S)
+        if not m:
+            self.error(line, "bad variable declaration", stmt)
+        space, align, dtype, name, dims, init = m.groups()
+        if dtype not in TYPE_BYTES:
+            self.error(line, f"unknown type .{dtype}", stmt)
+        count = 1
+        for d in re.findall(r"\[(\d*)\]", dims or ""):
+            count *= int(d) if d else 0      # `[]`: extern dynamic shared memory
+        elem = TYPE_BYTES[dtype]
+        data = None
+        if init:
+            values = [parse_immediate(v.strip()) for v in init.strip("{} ").split(",")]
+            fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}[elem]
+            if dtype.startswith("f"):
+                fmt = {4: "f", 8: "d"}.get(elem, fmt)
+            data = b"".join(struct.pack("<" + fmt, v.value if dtype.startswith("f")
+                                        else int(v.value) & ((1 << 8 * elem) - 1))
+                            for v in values)
+        a = re.search(r"\d+", align or "")
+        return Variable(name, space, dtype, elem * count, int(a.group(0)) if a else elem, data)
+
+    def instruction(self, k, line, stmt, scopes):
+        guard, negate = None, False
+        gm = re.match(r"^@(!?)(%[\w$]+)\s+(.*)$", stmt, re.S)
+        if gm:
+            negate, guard, stmt = gm.group(1) == "!", Reg(self.rename(gm.group(2), scopes)), \
+                gm.group(3)
+        parts = stmt.split(None, 1)
+        op = parts[0]
+        pieces = op.split(".")
+        operands = self.operands(line, parts[1] if len(parts) > 1 else "", scopes, stmt)
+        k.instructions.append(Instruction(line, stmt.strip(), pieces[0], tuple(pieces[1:]),
+                                          operands, guard, negate))
+
+    @staticmethod
+    def rename(name, scopes):
+        for scope in reversed(scopes):
+            if name in scope:
+                return scope[name]
+        return name
+
+    def operands(self, line, text, scopes, stmt):
+        out, i, n = [], 0, len(text)
+        items = _split_top(text)
+        for item in items:
+            out.append(self.operand(line, item.strip(), scopes, stmt))
+        return tuple(out)
+
+    def operand(self, line, t, scopes, stmt):
+        if not t:
+            self.error(line, "empty operand", stmt)
+        if t.startswith("{"):
+            return Vector(tuple(self.operand(line, x.strip(), scopes, stmt)
+                                for x in _split_top(t[1:-1])))
+        if t.startswith("["):
+            inner = t[1:-1].replace(" ", "")
+            m = re.match(r"^([%$\w.]+)?(?:([+-])(0[xX][0-9a-fA-F]+|\d+))?$", inner)
+            if not m or not (m.group(1) or m.group(3)):
+                if re.match(r"^(0[xX][0-9a-fA-F]+|\d+)$", inner):
+                    return Address(None, int(inner, 0))
+                self.error(line, f"bad address [{inner}]", stmt)
+            base = m.group(1)
+            offset = int(m.group(3), 0) * (-1 if m.group(2) == "-" else 1) if m.group(3) else 0
+            if base is None:
+                return Address(None, offset)
+            if re.match(r"^(0[xX][0-9a-fA-F]+|\d+)$", base):
+                return Address(None, int(base, 0) + offset)
+            return Address(Reg(self.rename(base, scopes)) if base.startswith("%") and
+                           not _is_special(base) else Symbol(base), offset)
+        if "|" in t:
+            a, b = t.split("|")
+            return PredPair(Reg(self.rename(a.strip(), scopes)), Reg(self.rename(b.strip(), scopes)))
+        if t.startswith("%"):
+            if _is_special(t):
+                return Special(t[1:])
+            return Reg(self.rename(t, scopes))
+        if re.match(r"^[-+]?(0[fFdDxX][0-9a-fA-F]+U?|\d+\.?\d*(?:[eE][-+]?\d+)?U?)$", t):
+            return parse_immediate(t)
+        if t == "_":
+            return Reg("_")
+        if re.match(r"^[$\w.]+$", t):
+            return Symbol(t)
+        self.error(line, f"bad operand '{t}'", stmt)
+
+
+SPECIAL = re.compile(r"^%(tid|ntid|ctaid|nctaid)\.[xyz]$|^%(laneid|warpid|nwarpid|clock|clock64|"
+                     r"dynamic_smem_size|total_smem_size|smid|lanemask_\w+|globaltimer)$")
+
+
+def _is_special(name):
+    return bool(SPECIAL.match(name))
+
+
+def _split_top(text):
+    """Split on commas outside braces and brackets."""
+    items, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        items.append("".join(cur))
+    return [x for x in (s.strip() for s in items) if x]
