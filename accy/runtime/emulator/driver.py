@@ -73,8 +73,25 @@ class Emulator:
 
 
 class EmulatedModule:
+    """A loaded module: its .global/.const variables live in device memory (initialized from
+    their initializers, else zero) for as long as the device does."""
+
     def __init__(self, device, module):
         self.device, self.module = device, module
+        self.globals = {}
+        for v in module.variables:
+            if v.space in ("global", "const"):
+                pointer = device.mem_alloc(v.size)
+                if v.init:
+                    device.memcpy_htod(pointer, np.frombuffer(v.init, np.uint8)[:v.size])
+                self.globals[v.name] = int(pointer)
+
+    def get_global(self, name):
+        """(device pointer, size in bytes) of a module variable, as PyCUDA's get_global."""
+        for v in self.module.variables:
+            if v.name == name and name in self.globals:
+                return DevicePointer(self.globals[name]), v.size
+        raise KernelFault(f"the module has no .global/.const variable '{name}'")
 
     def get_function(self, name):
         if name not in self.module.kernels:
@@ -93,7 +110,7 @@ class EmulatedFunction:
         if block[0] * block[1] * block[2] > 1024:
             raise KernelFault(f"a block holds at most 1024 threads, got {block}")
         machine = Machine(self.module.module, self.kernel, grid, block, int(shared), args,
-                          self.module.device.memory, HANDLERS)
+                          self.module.device.memory, HANDLERS, self.module.globals)
         machine.run()
         return LaunchStats(machine.steps, machine.thread_instructions)
 

@@ -9,7 +9,8 @@ a scalar and instructions run on whole arrays without index gathers.
 import numpy as np
 
 from accy.errors import AccyError
-from accy.runtime.emulator.memory import MemoryFault, SharedMemory, SHARED_WINDOW
+from accy.runtime.emulator.memory import MemoryFault, SharedMemory, SHARED_WINDOW, \
+    LOCAL_WINDOW, WINDOW_SIZE
 from accy.runtime.emulator.ptx import Address, Imm, PredPair, Reg, Special, Symbol, Vector, \
     TYPE_BYTES
 
@@ -35,7 +36,8 @@ class KernelFault(AccyError):
 
 
 class Machine:
-    def __init__(self, module, kernel, grid, block, shared_bytes, params, memory, handlers):
+    def __init__(self, module, kernel, grid, block, shared_bytes, params, memory, handlers,
+                 globals_=None):
         self.module, self.kernel, self.memory = module, kernel, memory
         self.handlers = handlers
         gx, gy, gz = grid
@@ -62,6 +64,11 @@ class Machine:
         self.params = self._param_block(params)
         self.symbols, shared_size = self._layout_shared(shared_bytes)
         self.shared = SharedMemory(self.blocks, shared_size)
+        # .local variables: one private window per thread, laid out like shared memory
+        self.local_symbols, local_size = _layout(v for v in kernel.variables
+                                                 if v.space == "local")
+        self.local_memory = SharedMemory(n, local_size)
+        self.globals = globals_ or {}       # module .global/.const variable -> device address
         self.done = np.zeros(n, bool)
         self.pc = 0                   # the one PC while converged, else None
         self.pcs = None
@@ -84,19 +91,12 @@ class Machine:
     def _layout_shared(self, dynamic):
         """Offsets of the kernel's (and module's) shared variables; extern `[]` ones get the
         dynamic bytes, placed last."""
-        offset, symbols = 0, {}
-        variables = [v for v in self.module.variables + self.kernel.variables
-                     if v.space == "shared"]
-        for v in sorted(variables, key=lambda v: v.size == 0):
-            align = max(v.align, 16 if v.size == 0 else 1)
-            offset = (offset + align - 1) // align * align
-            symbols[v.name] = offset
-            offset += v.size if v.size else dynamic
         for v in self.kernel.variables:
-            if v.space not in ("shared",):
-                raise KernelFault(f"kernel {self.kernel.name}: .{v.space} variables are not "
-                                  f"supported ({v.name})")
-        return symbols, offset
+            if v.space not in ("shared", "local"):
+                raise KernelFault(f"kernel {self.kernel.name}: .{v.space} variables inside a "
+                                  f"kernel are not supported ({v.name})")
+        return _layout((v for v in self.module.variables + self.kernel.variables
+                        if v.space == "shared"), dynamic)
 
     # ---- operands --------------------------------------------------------------------------
     def read(self, operand, dtype, idx):
@@ -123,10 +123,8 @@ class Machine:
             return np.full(self._count(idx), value, dtype=view)
         if isinstance(operand, Special):
             return self._special(operand.name, idx).astype(view)
-        if isinstance(operand, Symbol):
-            if operand.name in self.symbols:         # a shared variable's address
-                return np.full(self._count(idx), self.symbols[operand.name], dtype=view)
-            raise KernelFault(f"symbol {operand.name} is not an addressable variable")
+        if isinstance(operand, Symbol):              # a variable's address
+            return np.full(self._count(idx), self.symbol_address(operand.name), dtype=view)
         raise KernelFault(f"cannot read operand {operand}")
 
     def write(self, operand, value, dtype, idx):
@@ -159,11 +157,17 @@ class Machine:
             raw = self.regs[base.name][idx].astype(np.uint64 if width == 8 else np.uint32)
             return raw.astype(np.uint64) + np.uint64(operand.offset % (1 << 64))
         if isinstance(base, Symbol):
-            if base.name in self.symbols:
-                return np.full(self._count(idx), self.symbols[base.name] + operand.offset,
-                               np.uint64)
-            raise KernelFault(f"[{base.name}] is not a shared variable of this kernel")
+            return np.full(self._count(idx), self.symbol_address(base.name) + operand.offset,
+                           np.uint64)
         return np.full(self._count(idx), operand.offset, np.uint64)
+
+    def symbol_address(self, name):
+        """A variable's address in its own space: a shared or local offset, or a device
+        address for module .global/.const variables."""
+        for table in (self.symbols, self.local_symbols, self.globals):
+            if name in table:
+                return table[name]
+        raise KernelFault(f"{name} is not a variable of this kernel or module")
 
     def param_bytes(self, operand):
         base = operand.base
@@ -172,49 +176,42 @@ class Machine:
         return self.params[base.name], operand.offset
 
     def load(self, space, addresses, dtype, idx):
-        np_dtype = np.dtype(VIEW[dtype] if dtype != "pred" else np.uint8)
-        if space == "shared":
-            return self.shared.load(self._blocks(idx), addresses.astype(np.int64), np_dtype)
-        if space == "generic":
-            return self._generic(addresses, idx, np_dtype)
-        return self.memory.load(addresses, np_dtype)
+        return self._access(space, addresses, np.dtype(VIEW[dtype]), idx)
 
     def store(self, space, addresses, values, dtype, idx):
-        np_dtype = np.dtype(VIEW[dtype])
-        if space == "shared":
-            self.shared.store(self._blocks(idx), addresses.astype(np.int64), values, np_dtype)
-        elif space == "generic":
-            self._generic(addresses, idx, np_dtype, values)
-        else:
-            self.memory.store(addresses, values, np_dtype)
+        self._access(space, addresses, np.dtype(VIEW[dtype]), idx, np.asarray(values))
 
-    def _generic(self, addresses, idx, dtype, values=None):
-        """Generic addresses: the shared window, else global."""
-        in_shared = (addresses >= SHARED_WINDOW) & (addresses < SHARED_WINDOW + (1 << 32))
-        if not in_shared.any():
+    def _access(self, space, addresses, dtype, idx, values=None):
+        """Load (values None) or store at `addresses` of `space`; generic addresses are split
+        by window: shared, local, else global."""
+        if space == "generic":
+            windows = np.zeros(len(addresses), np.int8)
+            for code, base in ((1, SHARED_WINDOW), (2, LOCAL_WINDOW)):
+                windows[(addresses >= base) & (addresses < base + WINDOW_SIZE)] = code
+            if not windows.any():
+                space = "global"
+            elif (windows == windows[0]).all():
+                space = "shared" if windows[0] == 1 else "local"
+                addresses = addresses - np.uint64(SHARED_WINDOW if windows[0] == 1
+                                                  else LOCAL_WINDOW)
+            else:                       # a mix of spaces in one instruction: split it
+                threads = self.threads(idx)
+                out = np.empty(len(addresses), dtype) if values is None else None
+                for code in np.unique(windows):
+                    sel = windows == code
+                    sub = self._access("generic", addresses[sel], dtype, threads[sel],
+                                       None if values is None else values[sel])
+                    if out is not None:
+                        out[sel] = sub
+                return out
+        if space in ("global", "const"):
             return self.memory.load(addresses, dtype) if values is None else \
                 self.memory.store(addresses, values, dtype)
-        blocks = self._blocks(idx)
-        out = None if values is None else None
-        if in_shared.all():
-            off = (addresses - np.uint64(SHARED_WINDOW)).astype(np.int64)
-            return self.shared.load(blocks, off, dtype) if values is None else \
-                self.shared.store(blocks, off, values, dtype)
-        # mixed: split
-        result = np.empty(len(addresses), dtype) if values is None else None
-        for mask, shared in ((in_shared, True), (~in_shared, False)):
-            sub = addresses[mask]
-            if shared:
-                off = (sub - np.uint64(SHARED_WINDOW)).astype(np.int64)
-                if values is None:
-                    result[mask] = self.shared.load(blocks[mask], off, dtype)
-                else:
-                    self.shared.store(blocks[mask], off, np.asarray(values)[mask], dtype)
-            elif values is None:
-                result[mask] = self.memory.load(sub, dtype)
-            else:
-                self.memory.store(sub, np.asarray(values)[mask], dtype)
-        return result if values is None else out
+        memory, owner = (self.shared, self._blocks(idx)) if space == "shared" else \
+            (self.local_memory, self.threads(idx))
+        offsets = addresses.astype(np.int64)
+        return memory.load(owner, offsets, dtype) if values is None else \
+            memory.store(owner, offsets, values, dtype)
 
     def _blocks(self, idx):
         return self.block_of[idx]
@@ -352,6 +349,18 @@ class Machine:
         self.pcs[at] = pc + 1
         self.pcs[run] = target
         return exited
+
+
+def _layout(variables, dynamic=0):
+    """(name -> offset, total bytes) for variables of one space; extern `[]` ones (size 0)
+    get the `dynamic` bytes and go last."""
+    offset, symbols = 0, {}
+    for v in sorted(variables, key=lambda v: v.size == 0):
+        align = max(v.align, 16 if v.size == 0 else 1)
+        offset = (offset + align - 1) // align * align
+        symbols[v.name] = offset
+        offset += v.size if v.size else dynamic
+    return symbols, offset
 
 
 def _as_type(raw, reg_type, dtype):

@@ -10,6 +10,8 @@ from accy.errors import AccyError
 GLOBAL_BASE = 0x7F0000000000     # first device address handed out
 GAP = 1 << 16                    # unmapped bytes between allocations: overruns hit nothing
 SHARED_WINDOW = 0x10000000000    # generic addresses [window, window + 2^32) are shared memory
+LOCAL_WINDOW = 0x20000000000     # ... and [window, window + 2^32) the thread's local memory
+WINDOW_SIZE = 1 << 32
 
 
 class MemoryFault(AccyError):
@@ -110,7 +112,8 @@ def _scatter(buf, offsets, values, dtype):
 
 
 class SharedMemory:
-    """Per-block shared memory with a written-bytes record (reads of unwritten bytes fault)."""
+    """Per-block shared memory (or per-thread local memory: one row per owner) with a
+    written-bytes record (reads of unwritten bytes fault)."""
 
     def __init__(self, blocks, nbytes):
         self.nbytes = nbytes
