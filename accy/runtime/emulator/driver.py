@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accy.runtime.emulator import tensorcore  # noqa: F401  (registers mma, ldmatrix, cp.async)
 from accy.runtime.emulator.instructions import HANDLERS
 from accy.runtime.emulator.machine import KernelFault, Machine
 from accy.runtime.emulator.memory import GlobalMemory

@@ -45,7 +45,7 @@ class Machine:
         self.block_size = bx * by * bz
         self.blocks = gx * gy * gz
         n = self.T = self.blocks * self.block_size
-        t = np.arange(n, dtype=np.int64)
+        t = self.all_threads = np.arange(n, dtype=np.int64)
         local, blk = t % self.block_size, t // self.block_size
         self.block_of = blk
         self.local = local
@@ -217,7 +217,8 @@ class Machine:
         return self.block_of[idx]
 
     def threads(self, idx):
-        return np.arange(self.T)[idx] if isinstance(idx, slice) else idx
+        """Thread indices of `idx` (a slice of all threads, or an index array)."""
+        return self.all_threads if isinstance(idx, slice) else idx
 
     # ---- synchronization and atomics ------------------------------------------------------------
     def check_barrier(self, run, ins):
@@ -245,10 +246,12 @@ class Machine:
         if space == "shared":
             key = self.block_of[threads].astype(np.uint64) << np.uint64(32) | key
         old = np.empty(len(threads), VIEW[dtype])
-        pending = np.arange(len(threads))
-        while pending.size:
-            _, first = np.unique(key[pending], return_index=True)
-            sel = pending[first]
+        order = np.argsort(key, kind="stable")          # by location, then thread order
+        sorted_key = key[order]
+        starts = np.r_[0, np.nonzero(sorted_key[1:] != sorted_key[:-1])[0] + 1]
+        rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        for r in range(int(rank.max()) + 1 if len(rank) else 0):
+            sel = np.sort(order[rank == r])             # one thread per location, in order
             current = self.load(space, addresses[sel], dtype, threads[sel])
             old[sel] = current
             if compare is not None:
@@ -257,7 +260,6 @@ class Machine:
                 with np.errstate(all="ignore"):
                     new = fn(current, values[sel]).astype(VIEW[dtype])
             self.store(space, addresses[sel], new, dtype, threads[sel])
-            pending = np.delete(pending, first)
         return old
 
     # ---- execution -------------------------------------------------------------------------------
@@ -274,16 +276,15 @@ class Machine:
             if self.pc is not None:
                 pc, at = self.pc, live
             else:
-                alive = ~self.done
-                if not alive.any():
+                waiting = np.where(self.done, n + 1, self.pcs)     # finished threads last
+                pc = int(waiting.min())
+                if pc > n:
                     return
-                pc = int(self.pcs[alive].min())
-                at_mask = alive & (self.pcs == pc)
-                if at_mask.sum() == alive.sum():        # everyone is back together
+                at = np.flatnonzero(waiting == pc)
+                if len(at) == self.T - int(self.done.sum()):    # everyone is back together
                     self.pc, self.pcs = pc, None
-                    live = slice(None) if alive.all() else np.nonzero(alive)[0]
+                    live = slice(None) if len(at) == self.T else at
                     continue
-                at = np.nonzero(at_mask)[0]
             if pc >= n:                                  # ran off the end: as `ret`
                 self.done[at] = True
                 if self.pc is not None:

@@ -111,42 +111,76 @@ def _scatter(buf, offsets, values, dtype):
     buf[index] = np.ascontiguousarray(values).view(np.uint8).reshape(-1, w)
 
 
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 class SharedMemory:
     """Per-block shared memory (or per-thread local memory: one row per owner) with a
-    written-bytes record (reads of unwritten bytes fault)."""
+    written-bytes record (reads of unwritten bytes fault). Rows are padded to 16 bytes so an
+    aligned access of up to 8 bytes is one element of a typed view: no per-byte indices."""
 
-    def __init__(self, blocks, nbytes):
+    def __init__(self, rows, nbytes):
         self.nbytes = nbytes
-        self.data = np.zeros((blocks, max(nbytes, 1)), np.uint8)
-        self.written = np.zeros((blocks, max(nbytes, 1)), bool)
+        self.row = max(16, -(-nbytes // 16) * 16)
+        self.data = np.zeros((rows, self.row), np.uint8)
+        self.written = np.zeros((rows, self.row), np.uint8)
 
-    def _index(self, block, offsets, width):
-        offsets = np.asarray(offsets, np.int64)
-        bad = (offsets < 0) | (offsets + width > self.nbytes)
-        if bad.any():
-            i = np.nonzero(bad)[0]
-            raise MemoryFault(f"shared memory access of {width} bytes at offset {int(offsets[i[0]])} "
-                              f"outside the block's {self.nbytes} bytes", i, offsets[i])
+    def _check(self, offsets, width):
+        if not len(offsets):
+            return
+        if offsets.min() < 0 or offsets.max() + width > self.nbytes:
+            i = np.nonzero((offsets < 0) | (offsets + width > self.nbytes))[0]
+            raise MemoryFault(f"shared memory access of {width} bytes at offset "
+                              f"{int(offsets[i[0]])} outside the block's {self.nbytes} bytes",
+                              i, offsets[i])
         if width > 1 and (offsets % width).any():
             i = np.nonzero(offsets % width)[0]
             raise MemoryFault(f"misaligned shared access of {width} bytes at offset "
                               f"{int(offsets[i[0]])}", i, offsets[i])
-        return block[:, None] * self.data.shape[1] + offsets[:, None] + np.arange(width)
 
-    def load(self, block, offsets, dtype):
-        dtype = np.dtype(dtype)
-        index = self._index(block, offsets, dtype.itemsize)
-        written = self.written.reshape(-1)[index]
-        if not written.all():
-            i = np.nonzero(~written.all(axis=1))[0]
-            raise MemoryFault(f"read of uninitialized shared memory at offset "
-                              f"{int(np.asarray(offsets)[i[0]])}", i, np.asarray(offsets)[i])
-        return np.ascontiguousarray(self.data.reshape(-1)[index]).view(dtype).reshape(-1)
+    def _index(self, owner, offsets, width):
+        """Flat byte indices, (accesses, width), of checked accesses."""
+        offsets = np.asarray(offsets, np.int64)
+        self._check(offsets, width)
+        return owner[:, None] * self.row + offsets[:, None] + np.arange(width)
 
-    def store(self, block, offsets, values, dtype):
+    def _elements(self, owner, offsets, width):
+        """Flat element indices into the width-byte views, of checked aligned accesses."""
+        offsets = np.asarray(offsets, np.int64)
+        self._check(offsets, width)
+        return (owner * self.row + offsets) // width
+
+    def load(self, owner, offsets, dtype):
         dtype = np.dtype(dtype)
-        index = self._index(block, offsets, dtype.itemsize)
-        raw = np.ascontiguousarray(np.asarray(values, dtype)).view(np.uint8).reshape(-1,
-                                                                                     dtype.itemsize)
-        self.data.reshape(-1)[index] = raw
-        self.written.reshape(-1)[index] = True
+        w = dtype.itemsize
+        if w > 8:
+            index = self._index(owner, offsets, w)
+            if not self.written.reshape(-1)[index].all():
+                self._uninitialized(offsets, ~self.written.reshape(-1)[index].all(axis=1))
+            return np.ascontiguousarray(self.data.reshape(-1)[index]).view(dtype).reshape(-1)
+        flat = self._elements(owner, offsets, w)
+        written = self.written.reshape(-1).view(_UINT[w])[flat]
+        full = _UINT[w](int.from_bytes(b"\x01" * w, "little"))
+        if not (written == full).all():
+            self._uninitialized(offsets, written != full)
+        return self.data.reshape(-1).view(dtype)[flat]
+
+    def store(self, owner, offsets, values, dtype):
+        dtype = np.dtype(dtype)
+        w = dtype.itemsize
+        values = np.asarray(values, dtype)
+        if w > 8:
+            index = self._index(owner, offsets, w)
+            self.data.reshape(-1)[index] = np.ascontiguousarray(values).view(np.uint8).reshape(-1, w)
+            self.written.reshape(-1)[index] = 1
+            return
+        flat = self._elements(owner, offsets, w)
+        self.data.reshape(-1).view(dtype)[flat] = values
+        self.written.reshape(-1).view(_UINT[w])[flat] = int.from_bytes(b"\x01" * w, "little")
+
+    @staticmethod
+    def _uninitialized(offsets, bad):
+        i = np.nonzero(bad)[0]
+        offsets = np.asarray(offsets)
+        raise MemoryFault(f"read of uninitialized shared memory at offset {int(offsets[i[0]])}",
+                          i, offsets[i])

@@ -356,6 +356,7 @@ class _Parser:
                                 for x in _split_top(t[1:-1])))
         if t.startswith("["):
             inner = t[1:-1].replace(" ", "")
+            inner = inner.replace("+-", "-")          # nvcc writes [%rd1+-128]
             m = re.match(r"^([%$\w.]+)?(?:([+-])(0[xX][0-9a-fA-F]+|\d+))?$", inner)
             if not m or not (m.group(1) or m.group(3)):
                 if re.match(r"^(0[xX][0-9a-fA-F]+|\d+)$", inner):
