@@ -256,6 +256,7 @@ class _Parser:
             label = re.match(r"^([$\w.]+)\s*:\s*(.*)$", stmt, re.S)
             while label and not stmt.startswith("@"):
                 k.labels[label.group(1)] = len(k.instructions)
+                line += stmt[:label.start(2)].count("\n")     # the instruction's own line
                 stmt = label.group(2).strip()
                 label = re.match(r"^([$\w.]+)\s*:\s*(.*)$", stmt, re.S)
             if not stmt:
@@ -322,6 +323,7 @@ class _Parser:
         return Variable(name, space, dtype, elem * count, int(a.group(0)) if a else elem, data)
 
     def instruction(self, k, line, stmt, scopes):
+        text = " ".join(stmt.split())       # as written, guard included, on one line
         guard, negate = None, False
         gm = re.match(r"^@(!?)(%[\w$]+)\s+(.*)$", stmt, re.S)
         if gm:
@@ -331,7 +333,7 @@ class _Parser:
         op = parts[0]
         pieces = op.split(".")
         operands = self.operands(line, parts[1] if len(parts) > 1 else "", scopes, stmt)
-        k.instructions.append(Instruction(line, stmt.strip(), pieces[0], tuple(pieces[1:]),
+        k.instructions.append(Instruction(line, text, pieces[0], tuple(pieces[1:]),
                                           operands, guard, negate))
 
     @staticmethod
