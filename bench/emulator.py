@@ -37,7 +37,6 @@ sys.path.insert(1, os.path.dirname(HERE))      # the repository, when accy is no
 from ir_core import print_table  # noqa: E402  (registers the IR benchmark's ops; harmless)
 
 from accy.runtime.emulator import Emulator  # noqa: E402
-import accy.runtime.emulator.tensorcore  # noqa: E402,F401  (mma.sync, ldmatrix, cp.async)
 
 TARGET = 50.0          # M thread-instructions / s
 
@@ -274,10 +273,7 @@ def compile_ptx():
         subprocess.run(["nvcc", "-arch=sm_90", "-ptx", src, "-o", ptx], check=True,
                        capture_output=True)
         with open(ptx) as f:
-            text = f.read()
-    # nvcc writes negative address offsets as [%rd+-128]; normalize for the PTX parser
-    import re
-    return re.sub(r"\+-(\d)", r"-\1", text)
+            return f.read()
 
 
 def run_case(case, ptx, repeats):

@@ -11,8 +11,7 @@ import numpy as np
 from accy.errors import AccyError
 from accy.runtime.emulator.memory import MemoryFault, SharedMemory, SHARED_WINDOW, \
     LOCAL_WINDOW, WINDOW_SIZE
-from accy.runtime.emulator.ptx import Address, Imm, PredPair, Reg, Special, Symbol, Vector, \
-    TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, Reg, Special, Symbol, TYPE_BYTES
 
 try:
     import ml_dtypes

@@ -344,11 +344,7 @@ class _Parser:
         return name
 
     def operands(self, line, text, scopes, stmt):
-        out, i, n = [], 0, len(text)
-        items = _split_top(text)
-        for item in items:
-            out.append(self.operand(line, item.strip(), scopes, stmt))
-        return tuple(out)
+        return tuple(self.operand(line, item, scopes, stmt) for item in _split_top(text))
 
     def operand(self, line, t, scopes, stmt):
         if not t:
