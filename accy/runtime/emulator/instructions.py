@@ -2,29 +2,64 @@
 function of the threads that run it (`run`: a slice or an index array), which returns None
 (fall through), a PC to jump to, or "exit".
 
-Float arithmetic follows IEEE round-to-nearest-even per instruction (f16/bf16 computed in f32
-and rounded once: f32 holds 2p + 2 bits of each, so that is the correctly rounded result);
-`.ftz` flushes f32 subnormal inputs and results to signed zero; integer arithmetic wraps.
+Floating point (PTX ISA 8.x):
+- Every IEEE instruction (add sub mul fma mad div sqrt rcp cvt, on f16/bf16/f32/f64 and the
+  packed f16x2/bf16x2) is rounded once, exactly, in the requested mode .rn/.rz/.rm/.rp. The
+  technique: the operation is evaluated in f64 as a pair (q, s) -- q the f64 value rounded to
+  nearest, s the sign of (exact - q), found with error-free transformations (TwoSum, Dekker's
+  TwoProduct; a division's or square root's remainder) -- and, for a narrower destination, q
+  is first made round-to-odd (stepped one f64 ulp toward the exact value when inexact and
+  even), which makes the final rounding to f32/f16/bf16 in any mode exact. The rare lanes
+  whose f64 transforms under- or overflow are computed with Python fractions. The common
+  .rn f32/f64/f16/bf16 add/sub/mul/div/sqrt use numpy's own (correctly rounded) arithmetic.
+- `.ftz` flushes subnormal f32 (and f16, where the instruction has .ftz) inputs and results to
+  signed zero; `.sat` clamps to [+0, 1] with NaN -> +0; `.relu` clamps negatives to +0 and
+  gives the canonical NaN for NaN.
+- NaN payloads are not specified by PTX for arithmetic and are not canonicalized here
+  (numpy keeps a quiet input NaN); min/max and .NaN/.relu forms give canonical NaNs.
+- The .approx instructions (ex2 lg2 sin cos tanh rsqrt rcp.approx sqrt.approx div.approx/full)
+  are computed accurately in f64 and rounded: within the hardware's documented ~2 ulp, but
+  not its bit pattern. div.approx.f32 keeps the documented quirk: 2^126 < |b| < 2^128 gives 0
+  (NaN for an infinite a).
+Integer arithmetic wraps; integer division by zero is undefined in PTX and gives -1 (signed)
+or all ones (unsigned) here, and `rem` by zero gives the dividend.
 An instruction or modifier outside this table is an error naming it, never ignored.
 """
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE
-from accy.runtime.emulator.ptx import Address, PredPair, Reg, Vector, TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, PredPair, Vector, TYPE_BYTES
+
+try:
+    import ml_dtypes
+    _BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - a hard dependency of accy
+    _BF16 = None
 
 TYPES = set(TYPE_BYTES) - {"pred"}
 SPACES = ("global", "shared", "param", "const", "local")
+SCOPES = {"cta", "gpu", "sys", "cluster"}
+SEMANTICS = {"relaxed", "acquire", "release", "acq_rel", "weak", "sc", "volatile", "mmio"}
 CACHE_HINTS = {"ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "volatile", "relaxed", "acquire",
                "release", "weak", "sys", "gpu", "cta", "L1::evict_last", "L1::evict_first",
-               "L1::no_allocate", "L2::64B", "L2::128B", "L2::256B", "L2::evict_last",
-               "L2::evict_first", "L2::cache_hint", "unified"}
+               "L1::evict_normal", "L1::evict_unchanged", "L1::no_allocate", "L2::64B",
+               "L2::128B", "L2::256B", "L2::evict_last", "L2::evict_first", "L2::evict_normal",
+               "L2::cache_hint", "unified", "mmio"}
 ROUNDING = {"rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"}
+FROUND = ("rn", "rz", "rm", "rp")
+IROUND = ("rni", "rzi", "rmi", "rpi")
+PACKED = {"f16x2": "f16", "bf16x2": "bf16", "u16x2": "u16", "s16x2": "s16"}
 
+
+# ---- helpers -------------------------------------------------------------------------------
 
 def _type(ins, mods=None):
     """The instruction's (last) type suffix."""
     for m in reversed(mods if mods is not None else ins.mods):
-        if m in TYPE_BYTES:
+        if m in TYPE_BYTES or m in PACKED:
             return m
     raise KernelFault(f"no type in '{ins.text}'")
 
@@ -35,82 +70,423 @@ def _unsupported(ins, what):
 
 def _check_mods(ins, allowed):
     for m in ins.mods:
-        if m not in allowed and m not in TYPE_BYTES:
+        if m not in allowed and m not in TYPE_BYTES and m not in PACKED:
             _unsupported(ins, f"modifier .{m}")
 
 
 def _is_float(t):
-    return t in ("f16", "bf16", "f32", "f64", "tf32")
+    return t in ("f16", "bf16", "f32", "f64", "tf32", "f16x2", "bf16x2")
+
+
+def _operands(ins, count):
+    if len(ins.operands) != count:
+        raise KernelFault(f"'{ins.opcode}' takes {count} operands, got {len(ins.operands)}")
+    return ins.operands
+
+
+def _mode(ins, allowed=FROUND, default="rn"):
+    modes = [x for x in ins.mods if x in ROUNDING]
+    if len(modes) > 1:
+        _unsupported(ins, "combination of rounding modes")
+    if modes and modes[0] not in allowed:
+        _unsupported(ins, f"rounding .{modes[0]}")
+    return modes[0] if modes else default
+
+
+def _threads(m, r):
+    return np.arange(m.T)[r] if isinstance(r, slice) else r
+
+
+_TINY = {np.dtype(np.float32): np.float32(2.0 ** -126), np.dtype(np.float16): np.float16(2.0 ** -14),
+         np.dtype(np.float64): np.float64(2.0 ** -1022)}
+if _BF16 is not None:
+    _TINY[_BF16] = np.array(2.0 ** -126).astype(_BF16)
 
 
 def _ftz(x):
-    """Flush f32 subnormals to zero, keeping the sign."""
-    tiny = np.abs(x) < np.float32(1.1754944e-38)
-    return np.where(tiny & (x != 0), np.copysign(np.float32(0), x), x)
+    """Flush subnormals of x's float type to zero, keeping the sign."""
+    tiny = _TINY[x.dtype]
+    with np.errstate(invalid="ignore"):
+        sub = (np.abs(x) < tiny) & (x != 0)
+    if not sub.any():
+        return x
+    return np.where(sub, np.copysign(np.zeros((), x.dtype), x), x).astype(x.dtype)
 
 
-def _float_math(t, fn, ins, ftz):
-    """fn on f32/f64 values; f16/bf16 computed in f32 and rounded once."""
-    view = VIEW[t]
+def _sat(x):
+    """Clamp to [+0, 1]; NaN -> +0."""
+    with np.errstate(invalid="ignore"):
+        return np.where(x > 1, np.ones((), x.dtype),
+                        np.where(x > 0, x, np.zeros((), x.dtype))).astype(x.dtype)
 
-    def compute(*xs):
+
+_CANON = {np.dtype(np.float32): np.uint32(0x7FFFFFFF), np.dtype(np.float16): np.uint16(0x7FFF),
+          np.dtype(np.float64): np.uint64(0x7FFFFFFFFFFFFFFF)}
+if _BF16 is not None:
+    _CANON[_BF16] = np.uint16(0x7FFF)
+
+
+def _canonical_nan(dtype):
+    return np.array(_CANON[np.dtype(dtype)]).view(dtype)
+
+
+def _relu(x):
+    nan = np.isnan(x)
+    with np.errstate(invalid="ignore"):
+        out = np.where(x < 0, np.zeros((), x.dtype), x)
+    return np.where(nan, _canonical_nan(x.dtype), out).astype(x.dtype)
+
+
+def _unpack(x, elem):
+    """A b32 array of packed pairs as a 2N array of `elem` (low halves at even indices)."""
+    return np.ascontiguousarray(x).view(VIEW[elem])
+
+
+def _pack(x):
+    return np.ascontiguousarray(x).view(np.uint32)
+
+
+# ---- exact f64 arithmetic: (q, s) = (round-to-nearest f64 result, sign(exact - q)) -------
+
+_SPLIT = 134217729.0           # 2^27 + 1
+
+
+def _two_sum_err(a, b, s):
+    bb = s - a
+    return (a - (s - bb)) + (b - bb)
+
+
+def _split(x):
+    c = _SPLIT * x
+    hi = c - (c - x)
+    return hi, x - hi
+
+
+def _two_prod_err(a, b, p):
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _sign(x):
+    return np.sign(x)
+
+
+def _overflowed(q, *inputs):
+    """Lanes whose f64 result is infinite from finite inputs (exact is finite, |exact| < |q|)."""
+    out = np.isinf(q)
+    for x in inputs:
+        out &= np.isfinite(x)
+    return out
+
+
+def _frac_float(e):
+    try:
+        return float(e)
+    except OverflowError:
+        return math.inf if e > 0 else -math.inf
+
+
+def _fix_lanes(lanes, exact, q, s, set_q=False):
+    """Recompute s (and q) for `lanes` with exact rational arithmetic; exact(i) -> Fraction."""
+    for i in np.nonzero(lanes)[0]:
+        e = exact(i)
+        if set_q:
+            q[i] = _frac_float(e) if e != 0 else 0.0
+        qi = float(q[i])
+        if math.isinf(qi):
+            s[i] = -math.copysign(1.0, qi)
+        else:
+            d = e - Fraction(qi)
+            s[i] = (d > 0) - (d < 0)
+
+
+def _add_exact(a, b, mode="rn"):
+    with np.errstate(all="ignore"):
+        q = a + b
+        s = _sign(_two_sum_err(a, b, q))
+    finite = np.isfinite(q)
+    s = np.where(finite, s, np.where(_overflowed(q, a, b), -np.sign(q), 0.0))
+    if mode == "rm":
+        q = _zero_sign_rm(q, s, a, b)
+    return q, s
+
+
+def _zero_sign_rm(q, s, a, b):
+    """IEEE: an exact zero sum is -0 when rounding down, unless both operands are +0."""
+    zero = (q == 0) & (s == 0)
+    if zero.any():
+        both_pos_zero = (a == 0) & (b == 0) & ~np.signbit(a) & ~np.signbit(b)
+        q = np.where(zero & ~both_pos_zero, -0.0, q)
+    return q
+
+
+def _mul_exact(a, b, narrow=False):
+    with np.errstate(all="ignore"):
+        q = a * b
+        if narrow:                         # <= 24-bit significands: the f64 product is exact
+            return q, np.zeros_like(q)
+        s = _sign(_two_prod_err(a, b, q))
+    aa, ab, aq = np.abs(a), np.abs(b), np.abs(q)
+    with np.errstate(invalid="ignore"):
+        safe = (aa < 2.0 ** 995) & (ab < 2.0 ** 995) & (aq > 2.0 ** -960)
+    special = ~np.isfinite(q) | (a == 0) | (b == 0)
+    s = np.where(special, np.where(_overflowed(q, a, b), -np.sign(q), 0.0), s)
+    bad = ~safe & ~special
+    if bad.any():
+        s = s.copy()
+        _fix_lanes(bad, lambda i: Fraction(float(a[i])) * Fraction(float(b[i])), q, s)
+    return q, s
+
+
+def _div_exact(a, b):
+    with np.errstate(all="ignore"):
+        q = a / b
+        ph = q * b
+        pl = _two_prod_err(q, b, ph)
+        r = a - ph                          # exact (Sterbenz) in the safe range
+        s = np.sign(r - pl) * np.sign(b)
+    with np.errstate(invalid="ignore"):
+        aq, ab, aa = np.abs(q), np.abs(b), np.abs(a)
+        safe = (aq > 2.0 ** -900) & (aq < 2.0 ** 900) & (ab > 2.0 ** -900) & \
+            (ab < 2.0 ** 900) & (aa > 2.0 ** -900) & (aa < 2.0 ** 900)
+    special = ~np.isfinite(q) | (a == 0) | ~np.isfinite(b)
+    s = np.where(special, np.where(_overflowed(q, a, b) & (b != 0), -np.sign(q), 0.0), s)
+    bad = ~safe & ~special
+    if bad.any():
+        s = s.copy()
+        _fix_lanes(bad, lambda i: Fraction(float(a[i])) / Fraction(float(b[i])), q, s)
+    return q, s
+
+
+def _sqrt_exact(a):
+    with np.errstate(all="ignore"):
+        q = np.sqrt(a)
+        ph = q * q
+        pl = _two_prod_err(q, q, ph)
+        s = np.sign((a - ph) - pl)
+        safe = (a > 2.0 ** -900) & (a < 2.0 ** 900)
+    special = ~np.isfinite(q) | (a <= 0)
+    s = np.where(special, 0.0, s)
+    bad = ~safe & ~special
+    if bad.any():
+        s = s.copy()
+        for i in np.nonzero(bad)[0]:
+            d = Fraction(float(a[i])) - Fraction(float(q[i])) ** 2
+            s[i] = (d > 0) - (d < 0)       # sqrt is monotone: sign(a - q^2) = sign(sqrt(a) - q)
+    return q, s
+
+
+def _ro(q, s):
+    """Round-to-odd from (q, s): step inexact even results one ulp toward the exact value."""
+    even = (q.view(np.uint64) & np.uint64(1)) == 0
+    step = (s != 0) & even & np.isfinite(q)
+    if not step.any():
+        return q
+    return np.where(step, np.nextafter(q, s * np.inf), q)
+
+
+def _fma_exact(a, b, c, narrow=False, mode="rn"):
+    if narrow:                              # the product is exact in f64
         with np.errstate(all="ignore"):
-            if t in ("f16", "bf16"):
-                return fn(*(x.astype(np.float32) for x in xs)).astype(view)
-            if ftz and t == "f32":
-                return _ftz(fn(*map(_ftz, xs)).astype(np.float32))
-            return fn(*xs).astype(view)
-    return compute
+            p = a * b
+        return _add_exact(p, c, mode)
+    with np.errstate(all="ignore"):
+        uh = a * b
+        ul = _two_prod_err(a, b, uh)
+        th = c + uh
+        tl = _two_sum_err(c, uh, th)
+        v0 = tl + ul
+        e2 = _two_sum_err(tl, ul, v0)
+        v = _ro(v0, np.sign(e2))
+        z = th + v
+        e3 = _two_sum_err(th, v, z)
+        s2 = np.where(v != v0, -np.sign(e2), np.sign(e2))
+        s = np.where(e3 != 0, np.sign(e3), s2)
+        aa, ab, ac, au = np.abs(a), np.abs(b), np.abs(c), np.abs(uh)
+        finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+        zero_product = (a == 0) | (b == 0)
+        safe = (aa < 2.0 ** 995) & (ab < 2.0 ** 995) & (au < 2.0 ** 900) & \
+            ((au > 2.0 ** -900) | zero_product) & (ac < 2.0 ** 900) & ((ac > 2.0 ** -900) | (c == 0))
+    # infinities and NaNs: a finite product plus an infinite c is c
+    special = np.where(np.isfinite(a) & np.isfinite(b), c + 0.0 * a * b, uh + c)
+    z = np.where(finite, z, special)
+    s = np.where(finite, s, 0.0)
+    # exact zeros: the product's sign combines with c's (IEEE)
+    if zero_product.any():
+        zz = finite & zero_product
+        z = np.where(zz, uh + c, z)
+        s = np.where(zz, 0.0, s)
+    bad = finite & ~safe & ~zero_product
+    if bad.any():
+        z, s = z.copy(), s.copy()
+        _fix_lanes(bad, lambda i: Fraction(float(a[i])) * Fraction(float(b[i])) +
+                   Fraction(float(c[i])), z, s, set_q=True)
+    if mode == "rm":
+        z = _zero_sign_rm(z, s, np.where(zero_product, uh, 1.0), c)
+    return z, s
 
 
-def _int_mul(t, mode):
-    """mul/mad .lo, .hi or .wide on type t: (function, result type)."""
-    w = TYPE_BYTES[t]
-    signed = t.startswith("s")
-    wide = {1: np.int16, 2: np.int32, 4: np.int64, 8: None}[w] if signed else \
-        {1: np.uint16, 2: np.uint32, 4: np.uint64, 8: None}[w]
-    if mode == "wide":
-        return (lambda a, b: a.astype(wide) * b.astype(wide)), ("s" if signed else "u") + str(16 * w)
-    if mode == "hi":
-        if w == 8:
-            def hi64(a, b):
-                return np.array([(int(x) * int(y)) >> 64 for x, y in zip(a, b)],
-                                np.int64 if signed else np.uint64)
-            return hi64, t
-        return (lambda a, b: ((a.astype(np.int64 if signed else np.uint64) *
-                               b.astype(np.int64 if signed else np.uint64)) >> (8 * w))
-                .astype(VIEW[t])), t
-    return (lambda a, b: a * b), t
+# ---- rounding (q, s) into a destination type ----------------------------------------------
+
+def _step_directed(r, back, x, mode):
+    """r: x rounded to nearest in r's type, back = r as f64, x: f64 (exact or round-to-odd);
+    step r one ulp for the directed mode."""
+    if mode == "rn":
+        return r
+    with np.errstate(invalid="ignore"):
+        if mode == "rp":
+            up, down = back < x, None
+        elif mode == "rm":
+            up, down = None, back > x
+        else:                                                 # rz
+            up, down = (back < x) & (x < 0), (back > x) & (x > 0)
+    dt = r.dtype
+    if up is not None and up.any():
+        r = np.where(up, np.nextafter(r, np.array(np.inf, dt)), r).astype(dt)
+    if down is not None and down.any():
+        r = np.where(down, np.nextafter(r, np.array(-np.inf, dt)), r).astype(dt)
+    return r
 
 
-def _minmax(fn, t):
-    if _is_float(t):        # PTX min/max: a NaN operand loses to a number
-        return lambda a, b: np.where(np.isnan(a), b, np.where(np.isnan(b), a, fn(a, b)))
+def _ro_f32(x):
+    """f64 -> f32 rounded to odd (exact when representable)."""
+    with np.errstate(over="ignore"):
+        r = x.astype(np.float32)
+    back = r.astype(np.float64)
+    inexact = (back != x) & np.isfinite(x)
+    if not inexact.any():
+        return r
+    even = (r.view(np.uint32) & np.uint32(1)) == 0
+    # overflow to inf: the odd neighbour is FLT_MAX
+    toward = np.where(back < x, np.float32(np.inf), np.float32(-np.inf))
+    return np.where(inexact & (even | np.isinf(r)), np.nextafter(r, toward), r).astype(np.float32)
+
+
+def _round_f64(x, dt, mode="rn"):
+    """f64 values x (exact, or rounded to odd at f64) rounded once into float type dt."""
+    view = np.dtype(VIEW[dt])
+    if view == np.float64:
+        return x
+    with np.errstate(over="ignore", invalid="ignore"):
+        if view == np.float32 or view == np.float16:
+            r = x.astype(view)
+        else:                                          # bf16: through f32 rounded to odd
+            r = _ro_f32(x).astype(view)
+        if mode == "rn":
+            return r
+        return _step_directed(r, r.astype(np.float64), x, mode)
+
+
+def _finish(q, s, dt, mode):
+    """(q, s) rounded into float type dt with mode."""
+    if np.dtype(VIEW[dt]) == np.float64:
+        if mode == "rn" or s is None:
+            return q
+        up = {"rp": s > 0, "rm": None, "rz": (s > 0) & (q < 0)}[mode]
+        down = {"rp": None, "rm": s < 0, "rz": (s < 0) & (q > 0)}[mode]
+        if up is not None and up.any():
+            q = np.where(up, np.nextafter(q, np.inf), q)
+        if down is not None and down.any():
+            q = np.where(down, np.nextafter(q, -np.inf), q)
+        return q
+    if s is not None:
+        q = _ro(q, s)
+    return _round_f64(q, dt, mode)
+
+
+# ---- float instruction builder -------------------------------------------------------------
+
+_NATIVE = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+
+
+def _exact_op(kind, elem, mode):
+    narrow = elem != "f64"
+    if kind == "add":
+        return lambda a, b: _add_exact(a, b, mode)
+    if kind == "sub":
+        return lambda a, b: _add_exact(a, -b, mode)
+    if kind == "mul":
+        return lambda a, b: _mul_exact(a, b, narrow)
+    if kind == "div":
+        return _div_exact
+    if kind == "sqrt":
+        return _sqrt_exact
+    if kind == "rcp":
+        return lambda a: _div_exact(np.ones_like(a), a)
+    if kind == "fma":
+        return lambda a, b, c: _fma_exact(a, b, c, narrow, mode)
+    raise KernelFault(f"no exact form of {kind}")
+
+
+def _float_fn(kind, elem, mode="rn", ftz=False, sat=False, relu=False):
+    """fn(*arrays of elem) -> array of elem, rounded once with mode."""
+    view = np.dtype(VIEW[elem])
+    flush = ftz and elem in ("f32", "f16")
+    if mode == "rn" and kind in ("add", "sub", "mul", "div") and elem in ("f32", "f64", "f16"):
+        native = _NATIVE[kind]
+        core = lambda *xs: native(*xs)  # noqa: E731
+    elif mode == "rn" and kind == "sqrt" and elem in ("f32", "f64", "f16"):
+        core = np.sqrt
+    elif mode == "rn" and kind in ("add", "sub", "mul", "div") and elem == "bf16":
+        native = _NATIVE[kind]
+        core = lambda a, b: native(a.astype(np.float32), b.astype(np.float32)).astype(view)  # noqa
+    else:
+        exact = _exact_op(kind, elem, mode)
+
+        def core(*xs):
+            q, s = exact(*(x.astype(np.float64) for x in xs))
+            return _finish(q, s, elem, mode)
+
+    def fn(*xs):
+        with np.errstate(all="ignore"):
+            if flush:
+                xs = [_ftz(x) for x in xs]
+            out = np.asarray(core(*xs)).astype(view, copy=False)
+            if flush:
+                out = _ftz(out)
+            if sat:
+                out = _sat(out)
+            if relu:
+                out = _relu(out)
+            return out
     return fn
 
 
-_FLOAT_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-              "gt": np.greater, "ge": np.greater_equal}
-_INT_CMP = {**_FLOAT_CMP, "lo": np.less, "ls": np.less_equal, "hi": np.greater,
-            "hs": np.greater_equal}
-_COMBINE = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+def _packed_fn(fn, t):
+    """fn on elements lifted to the packed type t (f16x2 ...) when t is packed."""
+    if t not in PACKED:
+        return fn
+    elem = PACKED[t]
+    return lambda *xs: _pack(fn(*(_unpack(x, elem) for x in xs)))
 
 
-def _compare(op, t):
-    if _is_float(t):
-        if op in ("num", "nan"):
-            return (lambda a, b: ~(np.isnan(a) | np.isnan(b))) if op == "num" else \
-                (lambda a, b: np.isnan(a) | np.isnan(b))
-        unordered = op.endswith("u") and op[:-1] in _FLOAT_CMP
-        base = _FLOAT_CMP[op[:-1] if unordered else op]
+def _elementwise(ins, m, t, fn, n_in):
+    d, *srcs = _operands(ins, n_in + 1)
+    if t in PACKED:
+        t = "b32"
 
-        def cmp(a, b):
-            nan = np.isnan(a) | np.isnan(b)
-            with np.errstate(invalid="ignore"):
-                r = base(a, b)
-            return (r | nan) if unordered else (r & ~nan)
-        return cmp
-    return _INT_CMP[op]
+    def run(r):
+        m.write(d, fn(*(m.read(s, t, r) for s in srcs)), t, r)
+    return run
+
+
+def _float_instruction(ins, m, kind, n_in, allowed=(), modes=FROUND, default="rn"):
+    t = _type(ins)
+    _check_mods(ins, set(modes) | {"ftz", "sat", "relu"} | set(allowed))
+    mode = _mode(ins, modes, default)
+    elem = PACKED.get(t, t)
+    if elem == "f64" and ("sat" in ins.mods or "ftz" in ins.mods):
+        _unsupported(ins, ".sat/.ftz on .f64 (not defined by PTX)")
+    if "relu" in ins.mods and elem not in ("f16", "bf16"):
+        _unsupported(ins, f".relu on .{elem}")
+    fn = _float_fn(kind, elem, mode, "ftz" in ins.mods, "sat" in ins.mods, "relu" in ins.mods)
+    return _elementwise(ins, m, t, _packed_fn(fn, t), n_in)
+
+
+# ---- data movement ------------------------------------------------------------------------------
+
+HANDLERS = None     # set below
 
 
 class Handlers:
@@ -142,22 +518,6 @@ class Handlers:
 HANDLERS = Handlers()
 op = HANDLERS.register
 
-
-def _operands(ins, count):
-    if len(ins.operands) != count:
-        raise KernelFault(f"'{ins.opcode}' takes {count} operands, got {len(ins.operands)}")
-    return ins.operands
-
-
-def _elementwise(ins, m, t, fn, n_in):
-    d, *srcs = _operands(ins, n_in + 1)
-
-    def run(r):
-        m.write(d, fn(*(m.read(s, t, r) for s in srcs)), t, r)
-    return run
-
-
-# ---- data movement ------------------------------------------------------------------------------
 
 @op("mov")
 def _mov(ins, m):
@@ -194,9 +554,22 @@ def _mov_pack(ins, m, t, d, s):
     return split
 
 
-def _space(ins):
+def _normalize_space(ins):
+    """`shared::cta` is `shared`; `shared::cluster` needs clusters (unsupported)."""
+    mods = []
+    for x in ins.mods:
+        if x == "shared::cta":
+            x = "shared"
+        elif x == "shared::cluster":
+            _unsupported(ins, "state space .shared::cluster")
+        mods.append(x)
+    return tuple(mods)
+
+
+def _space(ins, mods=None):
+    mods = mods if mods is not None else ins.mods
     for s in SPACES:
-        if s in ins.mods:
+        if s in mods:
             return s
     return "generic"
 
@@ -210,9 +583,17 @@ def _vector(ins):
 
 @op("ld", "ldu")
 def _ld(ins, m):
-    _check_mods(ins, set(SPACES) | CACHE_HINTS | {"v2", "v4"})
-    t, space, n = _type(ins), _space(ins), _vector(ins)
-    d, a = _operands(ins, 2)
+    mods = _normalize_space(ins)
+    for x in mods:
+        if x not in set(SPACES) | CACHE_HINTS | {"v2", "v4"} and x not in TYPE_BYTES:
+            _unsupported(ins, f"modifier .{x}")
+    t, space = _type(ins, mods), _space(ins, mods)
+    ops = ins.operands
+    if len(ops) == 3 and "L2::cache_hint" in mods:
+        ops = ops[:2]                       # the cache policy operand
+    if len(ops) != 2:
+        raise KernelFault(f"'{ins.opcode}' takes 2 operands, got {len(ops)}")
+    d, a = ops
     targets = d.items if isinstance(d, Vector) else (d,)
     w = TYPE_BYTES[t]
     if space == "param":
@@ -224,9 +605,6 @@ def _ld(ins, m):
                 value = np.frombuffer(chunk.ljust(w, b"\0"), VIEW[t])[0]
                 m.write(tgt, np.full(m._count(r), value, VIEW[t]), t, r)
         return run_param
-    if space in ("const", "local"):
-        _unsupported(ins, f".{space} memory")
-
     def run(r):
         base = m.address(a, r)
         for i, tgt in enumerate(targets):
@@ -236,12 +614,20 @@ def _ld(ins, m):
 
 @op("st")
 def _st(ins, m):
-    _check_mods(ins, set(SPACES) | CACHE_HINTS | {"v2", "v4"})
-    t, space = _type(ins), _space(ins)
-    a, s = _operands(ins, 2)
+    mods = _normalize_space(ins)
+    for x in mods:
+        if x not in set(SPACES) | CACHE_HINTS | {"v2", "v4"} and x not in TYPE_BYTES:
+            _unsupported(ins, f"modifier .{x}")
+    t, space = _type(ins, mods), _space(ins, mods)
+    ops = ins.operands
+    if len(ops) == 3 and "L2::cache_hint" in mods:
+        ops = ops[:2]
+    if len(ops) != 2:
+        raise KernelFault(f"'st' takes 2 operands, got {len(ops)}")
+    a, s = ops
     sources = s.items if isinstance(s, Vector) else (s,)
     w = TYPE_BYTES[t]
-    if space in ("const", "local", "param"):
+    if space in ("const", "param"):
         _unsupported(ins, f".{space} stores")
 
     def run(r):
@@ -251,170 +637,509 @@ def _st(ins, m):
     return run
 
 
+@op("prefetch", "prefetchu")
+def _prefetch(ins, m):
+    return lambda r: None
+
+
 @op("cvta")
 def _cvta(ins, m):
-    """Global addresses are generic addresses here; shared offsets live in a window."""
-    from accy.runtime.emulator.memory import SHARED_WINDOW
-    t = _type(ins)
+    """Global and .const addresses are generic addresses here; shared and local offsets live
+    in windows of the generic space."""
+    from accy.runtime.emulator.memory import SHARED_WINDOW, LOCAL_WINDOW
+    mods = _normalize_space(ins)
+    t = _type(ins, mods)
     d, s = _operands(ins, 2)
-    to = "to" in ins.mods
-    shared = "shared" in ins.mods
+    to = "to" in mods
+    window = SHARED_WINDOW if "shared" in mods else LOCAL_WINDOW if "local" in mods else 0
+    if "param" in mods:
+        _unsupported(ins, "cvta of a .param address")
 
     def run(r):
         v = m.read(s, t, r).astype(np.uint64)
-        if shared:
-            v = v - np.uint64(SHARED_WINDOW) if to else v + np.uint64(SHARED_WINDOW)
+        if window:
+            v = v - np.uint64(window) if to else v + np.uint64(window)
         m.write(d, v.astype(VIEW[t]), t, r)
     return run
 
 
-# ---- arithmetic -----------------------------------------------------------------------------------
+@op("isspacep")
+def _isspacep(ins, m):
+    from accy.runtime.emulator.memory import SHARED_WINDOW
+    mods = _normalize_space(ins)
+    space = _space(ins, mods)
+    d, a = _operands(ins, 2)
+    lo, hi = np.uint64(SHARED_WINDOW), np.uint64(SHARED_WINDOW + (1 << 32))
 
-_BINARY = {"add": np.add, "sub": np.subtract, "and": np.bitwise_and, "or": np.bitwise_or,
-           "xor": np.bitwise_xor}
+    def run(r):
+        v = m.read(a, "u64", r)
+        shared = (v >= lo) & (v < hi)
+        if space == "shared":
+            out = shared
+        elif space == "global":
+            out = ~shared
+        else:                      # no local/const/param windows in this emulator
+            out = np.zeros(v.shape, bool)
+        m.write(d, out, "pred", r)
+    return run
+
+
+# ---- integer arithmetic -------------------------------------------------------------------------
+
+def _cc(m):
+    """The per-thread carry flag (CC.CF) of add.cc/addc/sub.cc/subc/mad.cc/madc."""
+    cc = getattr(m, "_carry_flag", None)
+    if cc is None:
+        cc = m._carry_flag = np.zeros(m.T, np.uint8)
+    return cc
+
+
+def _int_add(ins, m, t, sub, carry_in, carry_out):
+    d, a, b = _operands(ins, 3)
+    w = TYPE_BYTES[t]
+    u = STORAGE[w]
+    cc = _cc(m) if carry_in or carry_out else None
+
+    def run(r):
+        x = m.read(a, t, r).view(u) if w > 1 else m.read(a, t, r)
+        y = m.read(b, t, r).view(u)
+        cin = cc[r].astype(u) if carry_in else u(0)
+        if sub:
+            out = x - y - cin
+            if carry_out:             # borrow out
+                cc[r] = (x < y) | ((x == y) & (cin != 0))
+        else:
+            s1 = x + y
+            out = s1 + cin
+            if carry_out:
+                cc[r] = (s1 < x) | (out < s1)
+        m.write(d, out.view(VIEW[t]), t, r)
+    return run
 
 
 @op("add", "sub")
 def _add(ins, m):
     t = _type(ins)
-    _check_mods(ins, {"rn", "ftz", "sat", "cc", "s32"})
-    rounding = [x for x in ins.mods if x in ROUNDING and x != "rn"]
-    if rounding:
-        _unsupported(ins, f"rounding .{rounding[0]}")
-    fn = _BINARY[ins.opcode]
     if _is_float(t):
-        fn = _float_math(t, fn, ins, "ftz" in ins.mods)
-        if "sat" in ins.mods:
-            inner = fn
-            fn = lambda a, b: np.clip(inner(a, b), 0, 1).astype(inner(a, b).dtype)  # noqa: E731
-    elif "sat" in ins.mods:
-        inner = fn
-        fn = lambda a, b: np.clip(inner(a.astype(np.int64), b.astype(np.int64)),  # noqa: E731
-                                  -2**31, 2**31 - 1).astype(np.int32)
+        return _float_instruction(ins, m, ins.opcode, 2, allowed=())
+    _check_mods(ins, {"sat", "cc"})
+    if "cc" in ins.mods:
+        return _int_add(ins, m, t, ins.opcode == "sub", False, True)
+    if t in ("u16x2", "s16x2"):
+        elem = PACKED[t]
+        fn = np.add if ins.opcode == "add" else np.subtract
+        return _elementwise(ins, m, "b32", lambda a, b: _pack(fn(_unpack(a, elem),
+                                                                  _unpack(b, elem))), 2)
+    fn = np.add if ins.opcode == "add" else np.subtract
+    if "sat" in ins.mods:
+        if t != "s32":
+            _unsupported(ins, ".sat on a non-s32 integer type")
+        return _elementwise(ins, m, t, lambda a, b: np.clip(fn(a.astype(np.int64),
+                                                               b.astype(np.int64)),
+                                                            -2**31, 2**31 - 1).astype(np.int32), 2)
     return _elementwise(ins, m, t, fn, 2)
+
+
+@op("addc", "subc")
+def _addc(ins, m):
+    t = _type(ins)
+    _check_mods(ins, {"cc"})
+    return _int_add(ins, m, t, ins.opcode == "subc", True, "cc" in ins.mods)
+
+
+_BITWISE = {"and": (np.bitwise_and, np.logical_and), "or": (np.bitwise_or, np.logical_or),
+            "xor": (np.bitwise_xor, np.logical_xor)}
 
 
 @op("and", "or", "xor")
 def _logic(ins, m):
     t = _type(ins)
-    if t == "pred":
-        fn = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[ins.opcode]
-    else:
-        fn = _BINARY[ins.opcode]
+    _check_mods(ins, set())
+    fn = _BITWISE[ins.opcode][1 if t == "pred" else 0]
     return _elementwise(ins, m, t, fn, 2)
 
 
 @op("not")
 def _not(ins, m):
     t = _type(ins)
+    _check_mods(ins, set())
     return _elementwise(ins, m, t, np.logical_not if t == "pred" else np.invert, 1)
+
+
+@op("cnot")
+def _cnot(ins, m):
+    t = _type(ins)
+    return _elementwise(ins, m, t, lambda a: (a == 0).astype(a.dtype), 1)
+
+
+@op("lop3")
+def _lop3(ins, m):
+    t = _type(ins)
+    _check_mods(ins, set())
+    d, a, b, c, lut = _operands(ins, 5)
+    if not isinstance(lut, Imm):
+        _unsupported(ins, "lop3 with a non-immediate lookup table")
+    table = int(lut.value) & 0xFF
+    terms = [i for i in range(8) if table >> i & 1]
+
+    def run(r):
+        x, y, z = (m.read(o, t, r) for o in (a, b, c))
+        out = np.zeros_like(x)
+        for i in terms:
+            out |= (x if i & 4 else ~x) & (y if i & 2 else ~y) & (z if i & 1 else ~z)
+        m.write(d, out, t, r)
+    return run
+
+
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+def _mul_hi_u64(a, b):
+    """High 64 bits of the 128-bit product of uint64 arrays, vectorized via 32-bit halves."""
+    s32 = np.uint64(32)
+    a0, a1 = a & _M32, a >> s32
+    b0, b1 = b & _M32, b >> s32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s32) + (p01 & _M32) + (p10 & _M32)
+    return p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
+
+
+def _mul_hi_64(a, b, signed):
+    if not signed:
+        return _mul_hi_u64(a, b)
+    ua, ub = a.view(np.uint64), b.view(np.uint64)
+    hi = _mul_hi_u64(ua, ub)
+    hi = hi - np.where(a < 0, ub, np.uint64(0)) - np.where(b < 0, ua, np.uint64(0))
+    return hi.view(np.int64)
+
+
+def _int_mul(t, mode):
+    """mul/mad .lo, .hi or .wide on type t: (function, result type)."""
+    w = TYPE_BYTES[t]
+    signed = t.startswith("s")
+    if mode == "wide":
+        if w == 8:
+            raise KernelFault(".wide is not defined for 64-bit types")
+        wide = SIGNED[2 * w] if signed else STORAGE[2 * w]
+        return (lambda a, b: a.astype(wide) * b.astype(wide)), ("s" if signed else "u") + str(16 * w)
+    if mode == "hi":
+        if w == 8:
+            return (lambda a, b: _mul_hi_64(a, b, signed)), t
+        big = np.int64 if signed else np.uint64
+        return (lambda a, b: ((a.astype(big) * b.astype(big)) >> big(8 * w)).astype(VIEW[t])), t
+    return (lambda a, b: a * b), t
 
 
 @op("mul")
 def _mul(ins, m):
     t = _type(ins)
     if _is_float(t):
-        return _elementwise(ins, m, t, _float_math(t, np.multiply, ins, "ftz" in ins.mods), 2)
+        return _float_instruction(ins, m, "mul", 2)
+    _check_mods(ins, {"lo", "hi", "wide"})
     mode = next((x for x in ins.mods if x in ("lo", "hi", "wide")), "lo")
     fn, rt = _int_mul(t, mode)
     d, a, b = _operands(ins, 3)
 
     def run(r):
-        m.write(d, fn(m.read(a, t, r), m.read(b, t, r)), rt, r)
+        with np.errstate(over="ignore"):
+            m.write(d, fn(m.read(a, t, r), m.read(b, t, r)), rt, r)
+    return run
+
+
+@op("mul24", "mad24")
+def _mul24(ins, m):
+    t = _type(ins)
+    _check_mods(ins, {"lo", "hi", "sat"})
+    if "sat" in ins.mods:
+        _unsupported(ins, "mad24 .sat")
+    hi = "hi" in ins.mods
+    signed = t == "s32"
+    n = 4 if ins.opcode == "mad24" else 3
+    d, a, b, *c = _operands(ins, n)
+
+    def f24(x):
+        x = x.astype(np.int64) & 0xFFFFFF
+        return np.where(x & 0x800000, x - (1 << 24), x) if signed else x
+
+    def run(r):
+        p = f24(m.read(a, t, r)) * f24(m.read(b, t, r))      # <= 48 bits: exact in int64
+        out = (p >> 16) if hi else p
+        if c:
+            out = out + m.read(c[0], t, r).astype(np.int64)
+        m.write(d, (out & 0xFFFFFFFF).astype(np.uint32), "u32", r)
     return run
 
 
 @op("mad", "fma")
 def _mad(ins, m):
     t = _type(ins)
-    d, a, b, c = _operands(ins, 4)
     if _is_float(t):
-        def fused(x, y, z):       # one rounding: exact product and sum in f64 for f32/f16
-            if x.dtype == np.float64:
-                return _fma64(x, y, z)
-            return x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)
-        fn = _float_math(t, fused, ins, "ftz" in ins.mods)
-
-        def run_f(r):
-            m.write(d, fn(m.read(a, t, r), m.read(b, t, r), m.read(c, t, r)), t, r)
-        return run_f
+        return _float_instruction(ins, m, "fma", 3)
+    _check_mods(ins, {"lo", "hi", "wide", "sat", "cc"})
     mode = next((x for x in ins.mods if x in ("lo", "hi", "wide")), "lo")
     mul, rt = _int_mul(t, mode)
+    d, a, b, c = _operands(ins, 4)
+    sat = "sat" in ins.mods
+    if sat and (t != "s32" or mode != "hi"):
+        _unsupported(ins, ".sat (defined only for mad.hi.sat.s32)")
+    if "cc" in ins.mods:
+        return _madc(ins, m, t, mul, rt, False)
 
     def run(r):
-        m.write(d, mul(m.read(a, t, r), m.read(b, t, r)) + m.read(c, rt, r), rt, r)
+        with np.errstate(over="ignore"):
+            p = mul(m.read(a, t, r), m.read(b, t, r))
+            if sat:
+                v = np.clip(p.astype(np.int64) + m.read(c, rt, r).astype(np.int64),
+                            -2**31, 2**31 - 1).astype(np.int32)
+            else:
+                v = p + m.read(c, rt, r)
+            m.write(d, v, rt, r)
     return run
 
 
-def _fma64(x, y, z):
-    """f64 fused multiply-add, exactly rounded (through Python's fractions when inexact)."""
-    import math
-    if hasattr(math, "fma"):
-        return np.array([math.fma(a, b, c) for a, b, c in zip(x, y, z)], np.float64)
-    from fractions import Fraction
-    out = []
-    for a, b, c in zip(x.tolist(), y.tolist(), z.tolist()):
-        if all(map(math.isfinite, (a, b, c))):
-            out.append(float(Fraction(a) * Fraction(b) + Fraction(c)))
+def _madc(ins, m, t, mul, rt, carry_in):
+    d, a, b, c = _operands(ins, 4)
+    cc = _cc(m)
+    u = STORAGE[TYPE_BYTES[rt]]
+    carry_out = "cc" in ins.mods
+
+    def run(r):
+        with np.errstate(over="ignore"):
+            p = np.asarray(mul(m.read(a, t, r), m.read(b, t, r))).view(u)
+            z = m.read(c, rt, r).view(u)
+            cin = cc[r].astype(u) if carry_in else u(0)
+            s1 = p + z
+            out = s1 + cin
+            if carry_out:
+                cc[r] = (s1 < p) | (out < s1)
+            m.write(d, out.view(VIEW[rt]), rt, r)
+    return run
+
+
+@op("madc")
+def _madc_op(ins, m):
+    t = _type(ins)
+    _check_mods(ins, {"lo", "hi", "cc"})
+    mode = "hi" if "hi" in ins.mods else "lo"
+    mul, rt = _int_mul(t, mode)
+    return _madc(ins, m, t, mul, rt, True)
+
+
+@op("sad")
+def _sad(ins, m):
+    t = _type(ins)
+    d, a, b, c = _operands(ins, 4)
+
+    def run(r):
+        x, y = m.read(a, t, r), m.read(b, t, r)
+        m.write(d, np.where(x > y, x - y, y - x) + m.read(c, t, r), t, r)
+    return run
+
+
+@op("dp4a", "dp2a")
+def _dp4a(ins, m):
+    types = [x for x in ins.mods if x in ("u32", "s32")]
+    if len(types) != 2:
+        _unsupported(ins, "dp4a/dp2a form")
+    at, bt = types
+    d, a, b, c = _operands(ins, 4)
+    signed_out = "s32" in types
+    four = ins.opcode == "dp4a"
+    hi = "hi" in ins.mods
+
+    def run(r):
+        x = m.read(a, "b32", r)
+        y = m.read(b, "b32", r)
+        if four:
+            va = np.ascontiguousarray(x).view(np.int8 if at == "s32" else np.uint8).reshape(-1, 4)
+            vb = np.ascontiguousarray(y).view(np.int8 if bt == "s32" else np.uint8).reshape(-1, 4)
         else:
-            out.append(a * b + c)
-    return np.array(out, np.float64)
+            va = np.ascontiguousarray(x).view(np.int16 if at == "s32" else np.uint16).reshape(-1, 2)
+            vb8 = np.ascontiguousarray(y).view(np.int8 if bt == "s32" else np.uint8).reshape(-1, 4)
+            vb = vb8[:, 2:] if hi else vb8[:, :2]
+        acc = (va.astype(np.int64) * vb.astype(np.int64)).sum(axis=1)
+        out = acc + m.read(c, "s32" if signed_out else "u32", r).astype(np.int64)
+        m.write(d, (out & 0xFFFFFFFF).astype(np.uint32), "u32", r)
+    return run
 
 
 @op("div")
 def _div(ins, m):
     t = _type(ins)
     if _is_float(t):
-        return _elementwise(ins, m, t, _float_math(t, np.divide, ins, "ftz" in ins.mods), 2)
+        return _float_div(ins, m, t)
+    _check_mods(ins, set())
 
     def idiv(a, b):
-        safe = np.where(b == 0, 1, b)
-        q = np.trunc(a.astype(np.float64) / safe.astype(np.float64)) if TYPE_BYTES[t] < 8 else \
-            np.array([_trunc_div(int(x), int(y)) for x, y in zip(a, safe)])
-        return np.where(b == 0, np.array(-1).astype(a.dtype) if t.startswith("s") else
-                        np.iinfo(a.dtype).max, q.astype(a.dtype))
-    return _elementwise(ins, m, t, idiv, 2)
+        zero = b == 0
+        safe = np.where(zero, np.ones((), a.dtype), b)
+        if t.startswith("s"):
+            u = STORAGE[a.dtype.itemsize]
+            q = np.abs(a).view(u) // np.abs(safe).view(u)     # |MIN| is right as unsigned
+            q = np.where((a < 0) != (safe < 0), (~q + u(1)), q).view(a.dtype)
+            return np.where(zero, np.array(-1, a.dtype), q).astype(a.dtype)
+        return np.where(zero, np.iinfo(a.dtype).max, a // safe).astype(a.dtype)
+
+    def run_fn(a, b):
+        with np.errstate(all="ignore"):
+            return idiv(a, b)
+    return _elementwise(ins, m, t, run_fn, 2)
 
 
-def _trunc_div(x, y):
-    q = abs(x) // abs(y)
-    return q if (x >= 0) == (y >= 0) else -q
+def _float_div(ins, m, t):
+    if "approx" in ins.mods or "full" in ins.mods:
+        if t != "f32":
+            _unsupported(ins, f"div.approx/.full on .{t}")
+        _check_mods(ins, {"approx", "full", "ftz"})
+        ftz = "ftz" in ins.mods
+        approx = "approx" in ins.mods
+
+        def fn(a, b):
+            with np.errstate(all="ignore"):
+                if ftz:
+                    a, b = _ftz(a), _ftz(b)
+                out = (a.astype(np.float64) / b.astype(np.float64)).astype(np.float32)
+                if approx:               # documented: 2^126 < |b| < 2^128 gives 0 (NaN for inf a)
+                    big = (np.abs(b) > np.float32(2.0 ** 126)) & np.isfinite(b)
+                    out = np.where(big, np.where(np.isinf(a), np.float32(np.nan),
+                                                 np.float32(0) * a * b), out)
+                return _ftz(out) if ftz else out
+        return _elementwise(ins, m, t, fn, 2)
+    if t in ("f32", "f64"):
+        return _float_instruction(ins, m, "div", 2)
+    _unsupported(ins, f"div on .{t}")
 
 
 @op("rem")
 def _rem(ins, m):
     t = _type(ins)
-    return _elementwise(ins, m, t, lambda a, b: np.where(b == 0, a, np.fmod(a, np.where(
-        b == 0, 1, b))).astype(a.dtype), 2)
+    _check_mods(ins, set())
+
+    def fn(a, b):
+        with np.errstate(all="ignore"):
+            zero = b == 0
+            safe = np.where(zero | (b == -1) if t.startswith("s") else zero,
+                            np.ones((), a.dtype), b)
+            out = np.fmod(a, safe)
+            if t.startswith("s"):
+                out = np.where(b == -1, np.zeros((), a.dtype), out)
+            return np.where(zero, a, out).astype(a.dtype)
+    return _elementwise(ins, m, t, fn, 2)
+
+
+# ---- min / max ----------------------------------------------------------------------------------
+
+def _float_minmax(is_min, nan_mode, xorsign):
+    def fn(a, b):
+        with np.errstate(invalid="ignore"):
+            if xorsign:
+                sign = np.signbit(a) ^ np.signbit(b)
+                a, b = np.abs(a), np.abs(b)
+            if is_min:
+                pick_a = (a < b) | ((a == b) & np.signbit(a))
+            else:
+                pick_a = (a > b) | ((a == b) & ~np.signbit(a))
+            out = np.where(pick_a, a, b)
+            na, nb = np.isnan(a), np.isnan(b)
+            out = np.where(na, b, np.where(nb, a, out))
+            nan = (na | nb) if nan_mode else (na & nb)
+            out = np.where(nan, _canonical_nan(a.dtype), out).astype(a.dtype)
+            if xorsign:
+                out = np.where(np.isnan(out), out, np.copysign(out, np.where(sign, -1.0, 1.0)
+                                                               .astype(out.dtype)))
+            return out.astype(a.dtype)
+    return fn
 
 
 @op("min", "max")
 def _minmax_op(ins, m):
     t = _type(ins)
-    fn = _minmax(np.minimum if ins.opcode == "min" else np.maximum, t)
-    return _elementwise(ins, m, t, fn, 2)
+    is_min = ins.opcode == "min"
+    if _is_float(t):
+        _check_mods(ins, {"ftz", "NaN", "xorsign", "abs"})
+        if "abs" in ins.mods and "xorsign" not in ins.mods:
+            _unsupported(ins, ".abs without .xorsign (three-input min/max)")
+        if len(ins.operands) != 3:
+            _unsupported(ins, "three-input min/max")
+        elem = PACKED.get(t, t)
+        core = _float_minmax(is_min, "NaN" in ins.mods, "xorsign" in ins.mods)
+        ftz = "ftz" in ins.mods and elem in ("f32", "f16")
+        fn = (lambda a, b: _ftz(core(_ftz(a), _ftz(b)))) if ftz else core
+        return _elementwise(ins, m, t, _packed_fn(fn, t), 2)
+    _check_mods(ins, {"relu"})
+    base = np.minimum if is_min else np.maximum
+    relu = "relu" in ins.mods
+    fn = (lambda a, b: np.maximum(base(a, b), 0).astype(a.dtype)) if relu else base
+    return _elementwise(ins, m, t, _packed_fn(fn, t), 2)
 
 
 @op("neg", "abs")
 def _neg(ins, m):
     t = _type(ins)
-    fn = np.negative if ins.opcode == "neg" else np.abs
-    if _is_float(t) and "ftz" in ins.mods:
-        inner = fn
-        fn = lambda x: _ftz(inner(x))  # noqa: E731
-    return _elementwise(ins, m, t, fn, 1)
+    _check_mods(ins, {"ftz"})
+    if _is_float(t):
+        elem = PACKED.get(t, t)
+        bits = 8 * TYPE_BYTES[elem]
+        u = STORAGE[bits // 8]
+        sign = u(1 << (bits - 1))
+        neg = ins.opcode == "neg"
+        ftz = "ftz" in ins.mods and elem in ("f32", "f16")
 
+        def fn(x):                           # a sign-bit operation (NaNs keep their payload)
+            v = np.ascontiguousarray(_ftz(x) if ftz else x).view(u)
+            return (v ^ sign if neg else v & ~sign).view(x.dtype)
+        return _elementwise(ins, m, t, _packed_fn(fn, t), 1)
+    if t in PACKED:
+        _unsupported(ins, f"{ins.opcode} on .{t}")
+    return _elementwise(ins, m, t, np.negative if ins.opcode == "neg" else np.abs, 1)
+
+
+@op("copysign")
+def _copysign(ins, m):
+    t = _type(ins)
+    _check_mods(ins, set())
+    u = STORAGE[TYPE_BYTES[t]]
+    sign = u(1 << (8 * TYPE_BYTES[t] - 1))
+
+    def fn(a, b):                             # the sign of a, the rest of b
+        return ((b.view(u) & ~sign) | (a.view(u) & sign)).view(a.dtype)
+    return _elementwise(ins, m, t, fn, 2)
+
+
+@op("testp")
+def _testp(ins, m):
+    t = _type(ins)
+    kind = next((x for x in ins.mods if x in ("finite", "infinite", "number", "notanumber",
+                                                "normal", "subnormal")), None)
+    if kind is None:
+        _unsupported(ins, "testp form")
+    d, a = _operands(ins, 2)
+
+    def run(r):
+        x = m.read(a, t, r)
+        with np.errstate(invalid="ignore"):
+            ax = np.abs(x)
+            out = {"finite": lambda: np.isfinite(x), "infinite": lambda: np.isinf(x),
+                   "number": lambda: ~np.isnan(x), "notanumber": lambda: np.isnan(x),
+                   "normal": lambda: np.isfinite(x) & (ax >= _TINY[x.dtype]),
+                   "subnormal": lambda: (ax < _TINY[x.dtype]) & (x != 0)}[kind]()
+        m.write(d, out, "pred", r)
+    return run
+
+
+# ---- shifts and bits ------------------------------------------------------------------------------
 
 @op("shl", "shr")
 def _shift(ins, m):
     t = _type(ins)
+    _check_mods(ins, set())
     d, a, b = _operands(ins, 3)
     bits = 8 * TYPE_BYTES[t]
     left = ins.opcode == "shl"
 
     def run(r):
         x = m.read(a, t, r)
-        n = m.read(b, "u32", r).astype(np.int64)
+        n = m.read(b, "u32", r)
         big = n >= bits
         n = np.minimum(n, bits - 1).astype(x.dtype)
         if left:
@@ -427,57 +1152,360 @@ def _shift(ins, m):
     return run
 
 
-@op("popc", "clz", "brev")
-def _bits(ins, m):
-    t = _type(ins)
-    bits = 8 * TYPE_BYTES[t]
-    d, a = _operands(ins, 2)
+@op("shf")
+def _shf(ins, m):
+    _check_mods(ins, {"l", "r", "wrap", "clamp"})
+    left = "l" in ins.mods
+    clamp = "clamp" in ins.mods
+    d, a, b, c = _operands(ins, 4)
 
     def run(r):
-        x = m.read(a, t, r).astype(np.uint64)
-        if ins.opcode == "popc":
-            out = sum(((x >> np.uint64(k)) & np.uint64(1)) for k in range(bits))
-        elif ins.opcode == "clz":
-            out = np.full(x.shape, bits, np.uint64)
-            for k in range(bits):
-                out = np.where((x >> np.uint64(k)) & np.uint64(1), np.uint64(bits - 1 - k), out)
+        lo = m.read(a, "b32", r).astype(np.uint64)
+        hi = m.read(b, "b32", r).astype(np.uint64)
+        n = m.read(c, "u32", r)
+        n = np.minimum(n, 32) if clamp else n & 31
+        n = n.astype(np.uint64)
+        both = (hi << np.uint64(32)) | lo
+        if left:
+            out = np.where(n == 32, lo, (both << n) >> np.uint64(32))
         else:
-            out = np.zeros(x.shape, np.uint64)
-            for k in range(bits):
-                out |= ((x >> np.uint64(k)) & np.uint64(1)) << np.uint64(bits - 1 - k)
-            m.write(d, out.astype(VIEW[t]), t, r)
-            return
-        m.write(d, out.astype(np.uint32), "u32", r)
+            out = np.where(n == 32, hi, both >> n)
+        m.write(d, (out & _M32).astype(np.uint32), "b32", r)
     return run
+
+
+def _popcount(x):
+    """Bit counts of a uint64 array (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint32)
+
+
+def _clz(x, bits):
+    """Leading zeros of the low `bits` of uint64 array x."""
+    x = x.astype(np.uint64)
+    for s in (1, 2, 4, 8, 16, 32):
+        x = x | (x >> np.uint64(s))
+    return (np.uint32(bits) - _popcount(x)).astype(np.uint32)
+
+
+def _brev(x, bits):
+    x = x.astype(np.uint64)
+    for s, mask in ((1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F),
+                    (8, 0x00FF00FF00FF00FF), (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)):
+        mk = np.uint64(mask)
+        x = ((x >> np.uint64(s)) & mk) | ((x & mk) << np.uint64(s))
+    return x >> np.uint64(64 - bits)
+
+
+@op("popc", "clz", "brev", "bfind")
+def _bits(ins, m):
+    t = _type(ins)
+    _check_mods(ins, {"shiftamt"})
+    bits = 8 * TYPE_BYTES[t]
+    d, a = _operands(ins, 2)
+    kind = ins.opcode
+
+    def run(r):
+        v = m.read(a, t, r)
+        x = v.view(STORAGE[bits // 8]).astype(np.uint64)
+        if kind == "popc":
+            m.write(d, _popcount(x), "u32", r)
+        elif kind == "clz":
+            m.write(d, _clz(x, bits), "u32", r)
+        elif kind == "brev":
+            m.write(d, _brev(x, bits).astype(STORAGE[bits // 8]), f"b{bits}", r)
+        else:                                            # bfind
+            if t.startswith("s"):
+                x = np.where(v < 0, ~x & np.uint64((1 << bits) - 1), x)
+            pos = np.uint32(bits - 1) - _clz(x, bits)    # wraps to 0xffffffff when x == 0
+            if "shiftamt" in ins.mods:
+                pos = np.where(x == 0, pos, np.uint32(bits - 1) - pos).astype(np.uint32)
+            m.write(d, pos, "u32", r)
+    return run
+
+
+def _low_mask(n, width):
+    """(1 << n) - 1 for n in [0, width] as uint64 (n == 64 gives all ones)."""
+    n = n.astype(np.uint64)
+    full = n >= np.uint64(64)
+    return np.where(full, np.uint64(0xFFFFFFFFFFFFFFFF),
+                    (np.uint64(1) << np.minimum(n, np.uint64(63))) - np.uint64(1))
+
+
+@op("bfe")
+def _bfe(ins, m):
+    t = _type(ins)
+    _check_mods(ins, set())
+    d, a, b, c = _operands(ins, 4)
+    bits = 8 * TYPE_BYTES[t]
+    signed = t.startswith("s")
+    u = STORAGE[bits // 8]
+
+    def run(r):
+        x = m.read(a, t, r).view(u).astype(np.uint64)
+        pos = (m.read(b, "u32", r) & 0xFF).astype(np.uint64)
+        ln = (m.read(c, "u32", r) & 0xFF).astype(np.uint64)
+        B = np.uint64(bits)
+        # bits actually taken from a: min(len, bits - pos) when pos < bits
+        take = np.where(pos < B, np.minimum(ln, B - np.minimum(pos, B)), np.uint64(0))
+        field = (x >> np.minimum(pos, B - np.uint64(1))) & _low_mask(take, bits)
+        field = np.where(pos < B, field, np.uint64(0))
+        if signed:
+            top = np.minimum(pos + ln - np.uint64(1), B - np.uint64(1))
+            sbit = np.where(ln == 0, np.uint64(0), (x >> np.where(ln == 0, np.uint64(0), top))
+                            & np.uint64(1))
+            fill = ~_low_mask(take, bits) & np.uint64((1 << bits) - 1 if bits < 64 else
+                                                      0xFFFFFFFFFFFFFFFF)
+            field = np.where(sbit == 1, field | fill, field)
+        m.write(d, (field & np.uint64((1 << bits) - 1 if bits < 64 else 0xFFFFFFFFFFFFFFFF))
+                .astype(u).view(VIEW[t]), t, r)
+    return run
+
+
+@op("bfi")
+def _bfi(ins, m):
+    t = _type(ins)
+    _check_mods(ins, set())
+    f, a, b, c, dd = _operands(ins, 5)
+    bits = 8 * TYPE_BYTES[t]
+    u = STORAGE[bits // 8]
+
+    def run(r):
+        x = m.read(a, t, r).view(u).astype(np.uint64)
+        y = m.read(b, t, r).view(u).astype(np.uint64)
+        pos = (m.read(c, "u32", r) & 0xFF).astype(np.uint64)
+        ln = (m.read(dd, "u32", r) & 0xFF).astype(np.uint64)
+        B = np.uint64(bits)
+        ok = pos < B
+        take = np.where(ok, np.minimum(ln, B - np.minimum(pos, B)), np.uint64(0))
+        p = np.where(ok, pos, np.uint64(0))
+        mask = _low_mask(take, bits) << p
+        out = (y & ~mask) | ((x << p) & mask)
+        full = np.uint64((1 << bits) - 1 if bits < 64 else 0xFFFFFFFFFFFFFFFF)
+        m.write(f, (out & full).astype(u).view(VIEW[t]), t, r)
+    return run
+
+
+_PRMT_MODES = {
+    "f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}   # per c[1:0]: the source byte of d.b0, d.b1, d.b2, d.b3
+
+
+@op("prmt")
+def _prmt(ins, m):
+    _check_mods(ins, set(_PRMT_MODES))
+    mode = next((x for x in ins.mods if x in _PRMT_MODES), None)
+    d, a, b, c = _operands(ins, 4)
+    table = np.array(_PRMT_MODES[mode], np.uint64) if mode else None
+
+    def run(r):
+        src = (m.read(b, "b32", r).astype(np.uint64) << np.uint64(32)) | \
+            m.read(a, "b32", r).astype(np.uint64)
+        ctl = m.read(c, "b32", r).astype(np.uint64)
+        out = np.zeros(src.shape, np.uint64)
+        for i in range(4):
+            if mode is None:
+                sel = (ctl >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (src >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+                sign = (sel & np.uint64(8)) != 0
+                byte = np.where(sign, np.where(byte & np.uint64(0x80), np.uint64(0xFF),
+                                               np.uint64(0)), byte)
+            else:
+                sel = table[(ctl & np.uint64(3)).astype(np.int64), i]
+                byte = (src >> (sel * np.uint64(8))) & np.uint64(0xFF)
+            out |= byte << np.uint64(8 * i)
+        m.write(d, out.astype(np.uint32), "b32", r)
+    return run
+
+
+# ---- transcendental and reciprocal ----------------------------------------------------------------
+
+_APPROX = {"ex2": np.exp2, "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+           "rsqrt": lambda x: 1.0 / np.sqrt(x)}
+
+
+@op("ex2", "lg2", "sin", "cos", "tanh", "rsqrt")
+def _approx(ins, m):
+    t = _type(ins)
+    _check_mods(ins, {"approx", "ftz"})
+    if "approx" not in ins.mods:
+        _unsupported(ins, f"{ins.opcode} without .approx")
+    elem = PACKED.get(t, t)
+    if elem == "f64" and ins.opcode != "rsqrt":
+        _unsupported(ins, f"{ins.opcode}.approx.f64")
+    f = _APPROX[ins.opcode]
+    ftz = "ftz" in ins.mods and elem in ("f32", "f16", "f64")
+    view = np.dtype(VIEW[elem])
+
+    def fn(x):
+        with np.errstate(all="ignore"):
+            if ftz and elem != "f64":
+                x = _ftz(x)
+            elif ftz:             # rsqrt.approx.ftz.f64: f64 subnormal inputs flush
+                x = np.where(np.abs(x) < 2.0 ** -1022, np.copysign(0.0, x), x)
+            out = _round_f64(f(x.astype(np.float64)), elem) if elem != "f64" else f(x)
+            out = np.asarray(out).astype(view)
+            return _ftz(out) if ftz and elem != "f64" else out
+    return _elementwise(ins, m, t, _packed_fn(fn, t), 1)
+
+
+@op("sqrt")
+def _sqrt(ins, m):
+    t = _type(ins)
+    if "approx" in ins.mods:
+        _check_mods(ins, {"approx", "ftz"})
+        if t != "f32":
+            _unsupported(ins, f"sqrt.approx.{t}")
+        fn = _float_fn("sqrt", "f32", "rn", "ftz" in ins.mods)
+        return _elementwise(ins, m, t, fn, 1)
+    return _float_instruction(ins, m, "sqrt", 1)
+
+
+@op("rcp")
+def _rcp(ins, m):
+    t = _type(ins)
+    if "approx" in ins.mods:
+        _check_mods(ins, {"approx", "ftz"})
+        ftz = "ftz" in ins.mods
+
+        def fn(x):
+            with np.errstate(all="ignore"):
+                if t == "f32":
+                    if ftz:
+                        x = _ftz(x)
+                    out = (1.0 / x.astype(np.float64)).astype(np.float32)
+                    return _ftz(out) if ftz else out
+                if ftz:
+                    x = np.where(np.abs(x) < 2.0 ** -1022, np.copysign(0.0, x), x)
+                out = 1.0 / x
+                return np.where(np.abs(out) < 2.0 ** -1022, np.copysign(0.0, out), out) \
+                    if ftz else out
+        return _elementwise(ins, m, t, fn, 1)
+    return _float_instruction(ins, m, "rcp", 1)
 
 
 # ---- comparisons and selects ----------------------------------------------------------------
 
+_FLOAT_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+              "gt": np.greater, "ge": np.greater_equal}
+_INT_CMP = {**_FLOAT_CMP, "lo": np.less, "ls": np.less_equal, "hi": np.greater,
+            "hs": np.greater_equal}
+_COMBINE = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+_CMP_NAMES = set(_INT_CMP) | {"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}
+
+
+def _compare(op, t):
+    if _is_float(t):
+        if op in ("num", "nan"):
+            return (lambda a, b: ~(np.isnan(a) | np.isnan(b))) if op == "num" else \
+                (lambda a, b: np.isnan(a) | np.isnan(b))
+        unordered = op.endswith("u") and op[:-1] in _FLOAT_CMP
+        if not unordered and op not in _FLOAT_CMP:
+            raise KernelFault(f"comparison .{op} is not defined on .{t}")
+        base = _FLOAT_CMP[op[:-1] if unordered else op]
+
+        def cmp(a, b):
+            nan = np.isnan(a) | np.isnan(b)
+            with np.errstate(invalid="ignore"):
+                r = base(a, b)
+            return (r | nan) if unordered else (r & ~nan)
+        return cmp
+    if op not in _INT_CMP:
+        raise KernelFault(f"comparison .{op} is not defined on .{t}")
+    return _INT_CMP[op]
+
+
+def _compare_setup(ins, t):
+    _check_mods(ins, _CMP_NAMES | set(_COMBINE) | {"ftz"})
+    names = [x for x in ins.mods if x in _CMP_NAMES]
+    if not names:
+        _unsupported(ins, "comparison form")
+    cmp_name = names[0]
+    combine = next((x for x in ins.mods if x in _COMBINE and x != cmp_name), None)
+    elem = PACKED.get(t, t)
+    if t in ("b16", "b32", "b64") and cmp_name not in ("eq", "ne"):
+        # b types compare as unsigned
+        elem = "u" + t[1:]
+    cmp = _compare(cmp_name, elem)
+    if "ftz" in ins.mods and elem in ("f32", "f16"):
+        inner = cmp
+        cmp = lambda a, b: inner(_ftz(a), _ftz(b))  # noqa: E731
+    return elem, cmp, combine
+
+
 @op("setp")
 def _setp(ins, m):
     t = _type(ins)
-    cmp_name = next(x for x in ins.mods if x not in TYPE_BYTES and x != "ftz")
-    combine = next((x for x in ins.mods if x in _COMBINE and x != cmp_name), None)
-    cmp = _compare(cmp_name, t)
+    elem, cmp, combine = _compare_setup(ins, t)
     ops = ins.operands
+    if len(ops) != (4 if combine else 3):
+        raise KernelFault(f"setp takes {4 if combine else 3} operands, got {len(ops)}")
     d, a, b = ops[:3]
     c = ops[3] if combine else None
+    packed = t in PACKED
+    read_t = "b32" if packed else elem
 
     def run(r):
-        value = cmp(m.read(a, t, r), m.read(b, t, r))
+        x, y = m.read(a, read_t, r), m.read(b, read_t, r)
+        if packed:
+            v = cmp(_unpack(x, elem), _unpack(y, elem))
+            value, other = v[0::2], v[1::2]            # p: the low halves, q: the high halves
+        else:
+            value = cmp(x, y)
+            other = ~value
         if isinstance(d, PredPair):
             first, second = d.value, d.pred
-            other = ~value
         else:
-            first, second, other = d, None, None
+            if packed:
+                raise KernelFault("setp on a packed type needs two predicates p|q")
+            first, second = d, None
         if combine:
             cv = m.read(c, "pred", r)
             value = _COMBINE[combine](value, cv)
-            if second is not None:
-                other = _COMBINE[combine](other, cv)
+            other = _COMBINE[combine](other, cv)
         m.write(first, value, "pred", r)
         if second is not None:
             m.write(second, other, "pred", r)
+    return run
+
+
+@op("set")
+def _set(ins, m):
+    types = [x for x in ins.mods if x in TYPE_BYTES or x in PACKED]
+    if len(types) != 2:
+        _unsupported(ins, "set form")
+    dt, st = types
+    mods = tuple(x for x in ins.mods if x not in (dt,))
+    fake = type(ins)(ins.line, ins.text, ins.opcode, mods, ins.operands, ins.guard, ins.negate)
+    elem, cmp, combine = _compare_setup(fake, st)
+    ops = ins.operands
+    d, a, b = ops[:3]
+    c = ops[3] if combine else None
+    packed = st in PACKED
+
+    def run(r):
+        if packed:
+            v = cmp(_unpack(m.read(a, "b32", r), elem), _unpack(m.read(b, "b32", r), elem))
+        else:
+            v = cmp(m.read(a, elem, r), m.read(b, elem, r))
+        if combine:
+            cv = m.read(c, "pred", r)
+            v = _COMBINE[combine](v, np.repeat(cv, 2) if packed else cv)
+        if packed:
+            half = np.where(v, np.uint16(0x3C00 if dt == "f16x2" else 0x3F80 if dt == "bf16x2"
+                                         else 0xFFFF), np.uint16(0)).astype(np.uint16)
+            m.write(d, _pack(half), "b32", r)
+        elif dt == "f32":
+            m.write(d, np.where(v, np.float32(1), np.float32(0)), "f32", r)
+        else:
+            m.write(d, np.where(v, np.uint32(0xFFFFFFFF), np.uint32(0)), "u32", r)
     return run
 
 
@@ -491,72 +1519,187 @@ def _selp(ins, m):
     return run
 
 
-# ---- conversions ------------------------------------------------------------------------------
-
-@op("cvt")
-def _cvt(ins, m):
+@op("slct")
+def _slct(ins, m):
     types = [x for x in ins.mods if x in TYPE_BYTES]
     if len(types) != 2:
-        _unsupported(ins, "cvt form")
-    dt, st = types
-    mode = next((x for x in ins.mods if x in ROUNDING), None)
-    sat = "sat" in ins.mods
+        _unsupported(ins, "slct form")
+    _check_mods(ins, {"ftz"})
+    dt, ct = types
+    d, a, b, c = _operands(ins, 4)
     ftz = "ftz" in ins.mods
-    d, a = _operands(ins, 2)
 
     def run(r):
-        m.write(d, convert(m.read(a, st, r), st, dt, mode, sat, ftz), dt, r)
+        cv = m.read(c, ct, r)
+        if ftz and ct == "f32":
+            cv = _ftz(cv)
+        with np.errstate(invalid="ignore"):
+            take_a = cv >= 0                   # NaN selects b
+        m.write(d, np.where(take_a, m.read(a, dt, r), m.read(b, dt, r)), dt, r)
     return run
 
+
+# ---- conversions ------------------------------------------------------------------------------
 
 _INT_ROUND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil, None: np.trunc}
 
 
-def convert(x, st, dt, mode, sat, ftz=False):
-    """PTX cvt: float -> int rounds by mode (default toward zero) and saturates, NaN -> 0;
-    int -> int truncates or extends (.sat clamps); to float rounds to nearest even."""
-    dview = VIEW[dt]
+def _int_to_exact(x, st):
+    """An integer array as (q, s) in f64."""
+    if TYPE_BYTES[st] <= 4:
+        return x.astype(np.float64), None
+    if st.startswith("s"):
+        hi = (x >> np.int64(32)).astype(np.float64) * 4294967296.0
+    else:
+        hi = (x >> np.uint64(32)).astype(np.float64) * 4294967296.0
+    lo = (x.view(np.uint64) & _M32).astype(np.float64)
+    return _add_exact(hi, lo)
+
+
+def _float_to_int(x, dview, mode):
+    info = np.iinfo(dview)
+    with np.errstate(invalid="ignore"):
+        v = _INT_ROUND[mode](x.astype(np.float64))
+        nan = np.isnan(v)
+        high = v >= float(info.max + 1)
+        low = v < float(info.min)
+        inside = np.where(high | low | nan, 0, v).astype(np.int64 if info.min < 0 else np.uint64)
+        out = np.where(high, dview(info.max), np.where(low, dview(info.min), inside.astype(dview)))
+        return np.where(nan, dview(0), out).astype(dview)
+
+
+def _int_to_int(x, st, dt, sat):
+    dview = np.dtype(VIEW[dt])
+    if not sat:
+        return x.astype(dview)
+    info = np.iinfo(dview)
+    if np.dtype(x.dtype).kind == "i":
+        v = x.astype(np.int64)
+        return np.clip(v, max(info.min, -2**63), min(info.max, 2**63 - 1)).astype(dview)
+    v = x.astype(np.uint64)
+    return np.minimum(v, np.uint64(min(info.max, 2**64 - 1))).astype(dview)
+
+
+def _tf32(x, mode, satfinite=False, relu=False):
+    """f32 -> tf32 (10 explicit mantissa bits, in an f32 bit pattern)."""
+    bits = x.view(np.uint32)
+    nan = np.isnan(x)
+    if mode == "rna":
+        out = (bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)
+    elif mode == "rn":
+        out = (bits + np.uint32(0xFFF) + ((bits >> np.uint32(13)) & np.uint32(1))) & \
+            np.uint32(0xFFFFE000)
+    elif mode == "rz":
+        out = bits & np.uint32(0xFFFFE000)
+    else:
+        raise KernelFault(f"cvt .{mode} to tf32 is not supported")
+    inf = np.isinf(x)
+    out = np.where(inf, bits, out)
+    out = np.where(nan, np.uint32(0x7FFFFFFF), out).view(np.float32)
+    if satfinite:
+        big = np.isinf(out) & ~nan
+        out = np.where(big, np.copysign(np.array(0x7F7FE000, np.uint32).view(np.float32), out),
+                       out)
+    if relu:
+        out = _relu(out.astype(np.float32))
+    return out.astype(np.float32)
+
+
+_FLOAT_MAX = {"f16": 65504.0, "bf16": float(np.array(0x7F7F, np.uint16).view(_BF16)) if _BF16
+              else 0.0, "f32": float(np.finfo(np.float32).max), "f64": float(np.finfo(np.float64).max)}
+
+
+def convert(x, st, dt, mode, sat, ftz=False, relu=False, satfinite=False):
+    """PTX cvt of array x (type st) to type dt. Float -> int rounds by the integer mode (default
+    toward zero), saturates, NaN -> 0; int -> int truncates or sign/zero-extends (.sat clamps);
+    to a float type rounds once with .rn/.rz/.rm/.rp (default .rn); .rni/.rzi/.rmi/.rpi on a
+    float destination round to an integral value."""
+    dview = np.dtype(VIEW[dt])
     with np.errstate(all="ignore"):
-        if _is_float(st) and ftz and st == "f32":
+        if _is_float(st) and ftz and st in ("f32", "f16"):
             x = _ftz(x)
+        if dt == "tf32":
+            out = _tf32(x.astype(np.float32), mode or "rna", satfinite, relu)
+            return out
         if _is_float(dt):
-            if mode not in (None, "rn") and not (_is_float(st) and mode in ("rni", "rzi", "rmi",
-                                                                            "rpi")):
-                if _is_float(st) and TYPE_BYTES[st] <= TYPE_BYTES[dt]:
-                    pass
+            if _is_float(st):
+                v = x.astype(np.float64)
+                if mode in IROUND:
+                    v = _INT_ROUND[mode](v)
+                    fmode = "rn"
                 else:
-                    raise KernelFault(f"cvt rounding .{mode} to {dt} is not supported")
-            if _is_float(st) and mode in ("rni", "rzi", "rmi", "rpi"):
-                x = _INT_ROUND[mode](x)
-            if dt == "bf16" and x.dtype != np.float32:
-                from accy._core.types import round_float
-                out = round_float(x.astype(np.float64), "bf16")
+                    fmode = mode or "rn"
+                out = _round_f64(v, dt, fmode)
             else:
-                out = x.astype(np.float64).astype(dview) if st != "f32" or dt != "bf16" \
-                    else x.astype(dview)
+                q, s = _int_to_exact(x, st)
+                out = _finish(q, s, dt, mode if mode in FROUND else "rn")
+            out = np.asarray(out).astype(dview)
+            if satfinite:
+                mx = np.asarray(_FLOAT_MAX[dt]).astype(dview)
+                out = np.where(np.isinf(out), np.copysign(mx, out), out).astype(dview)
+            if relu:
+                out = _relu(out)
             if sat:
-                out = np.clip(np.nan_to_num(out, nan=0), 0, 1).astype(dview)
-            if ftz and dt == "f32":
+                out = _sat(out)
+            if ftz and dt in ("f32", "f16"):
                 out = _ftz(out)
             return out
         if _is_float(st):
-            info = np.iinfo(dview)
-            v = _INT_ROUND[mode](x.astype(np.float64))
-            v = np.where(np.isnan(v), 0, v)
-            high, low = v >= float(info.max), v <= float(info.min)
-            inside = np.where(high | low, 0, v).astype(np.int64 if info.min < 0 else np.uint64)
-            return np.where(high, info.max, np.where(low, info.min, inside)).astype(dview)
-        if sat:
-            info = np.iinfo(dview)
-            wide = x.astype(np.float64) if x.dtype.itemsize == 8 else x.astype(np.int64)
-            return np.clip(wide, info.min, info.max).astype(dview)
-        return x.astype(dview)
+            return _float_to_int(x, dview.type, mode)
+        return _int_to_int(x, st, dt, sat)
+
+
+_CVT_MODS = ROUNDING | {"sat", "ftz", "relu", "satfinite", "rna"}
+
+
+@op("cvt")
+def _cvt(ins, m):
+    for x in ins.mods:
+        if x not in _CVT_MODS and x not in TYPE_BYTES and x not in PACKED:
+            _unsupported(ins, f"modifier .{x}")
+    types = [x for x in ins.mods if x in TYPE_BYTES or x in PACKED]
+    if len(types) != 2:
+        _unsupported(ins, "cvt form")
+    dt, st = types
+    modes = [x for x in ins.mods if x in ROUNDING or x == "rna"]
+    if len(modes) > 1:
+        _unsupported(ins, "two rounding modes")
+    mode = modes[0] if modes else None
+    if mode == "rna" and dt != "tf32":
+        _unsupported(ins, "rounding .rna (only for tf32)")
+    if _is_float(dt) and not _is_float(st) and mode in IROUND:
+        _unsupported(ins, f"integer rounding .{mode} to a float type from an integer")
+    if not _is_float(dt) and mode in FROUND:
+        _unsupported(ins, f"rounding .{mode} to an integer type")
+    sat, ftz = "sat" in ins.mods, "ftz" in ins.mods
+    relu, satfinite = "relu" in ins.mods, "satfinite" in ins.mods
+    if dt in ("f16x2", "bf16x2"):
+        if st != "f32":
+            _unsupported(ins, f"cvt to .{dt} from .{st}")
+        d, a, b = _operands(ins, 3)
+        elem = PACKED[dt]
+
+        def run_pair(r):       # a to the upper half, b to the lower
+            hi = convert(m.read(a, "f32", r), "f32", elem, mode, sat, ftz, relu, satfinite)
+            lo = convert(m.read(b, "f32", r), "f32", elem, mode, sat, ftz, relu, satfinite)
+            out = np.empty(2 * len(hi), VIEW[elem])
+            out[0::2], out[1::2] = lo, hi
+            m.write(d, _pack(out), "b32", r)
+        return run_pair
+    if dt in PACKED or st in PACKED:
+        _unsupported(ins, f"cvt .{dt}.{st}")
+    d, a = _operands(ins, 2)
+
+    def run(r):
+        m.write(d, convert(m.read(a, st, r), st, dt, mode, sat, ftz, relu, satfinite), dt, r)
+    return run
 
 
 # ---- control ------------------------------------------------------------------------------------
 
 @op("bra")
 def _bra(ins, m):
+    _check_mods(ins, {"uni"})
     (label,) = _operands(ins, 1)
     target = m.kernel.labels.get(getattr(label, "name", None))
     if target is None:
@@ -566,16 +1709,66 @@ def _bra(ins, m):
 
 @op("ret", "exit")
 def _ret(ins, m):
+    _check_mods(ins, {"uni"})
     return lambda r: "exit"
+
+
+@op("trap")
+def _trap(ins, m):
+    def run(r):
+        raise KernelFault(f"trap executed at line {ins.line}")
+    return run
+
+
+@op("nanosleep", "pmevent", "brkpt")
+def _noop(ins, m):
+    return lambda r: None
 
 
 @op("bar", "barrier")
 def _bar(ins, m):
-    if "warp" in ins.mods:
+    mods = set(ins.mods)
+    if "warp" in mods:
         return lambda r: None
+    if "cluster" in mods:
+        _unsupported(ins, "cluster barriers")
+    if "arrive" in mods:
+        return lambda r: None
+    if "red" in mods:
+        return _bar_red(ins, m)
+    _check_mods(ins, {"sync", "aligned"})
+    if len(ins.operands) > 1:          # a thread count: only the whole block is modelled
+        count = ins.operands[1]
+        if not (isinstance(count, Imm) and int(count.value) == m.block_size):
+            _unsupported(ins, "bar.sync with a thread count other than the block size")
 
     def run(r):
         m.check_barrier(r, ins)
+    return run
+
+
+def _bar_red(ins, m):
+    kind = next((x for x in ins.mods if x in ("popc", "and", "or")), None)
+    if kind is None:
+        _unsupported(ins, "bar.red form")
+    ops = ins.operands
+    if len(ops) != 3:
+        _unsupported(ins, "bar.red with a thread count")
+    d, _, c = ops
+
+    def run(r):
+        m.check_barrier(r, ins)
+        threads = _threads(m, r)
+        p = m.read(c, "pred", r)
+        blocks = m.block_of[threads]
+        count = np.bincount(blocks, weights=p.astype(np.float64), minlength=m.blocks)
+        total = np.bincount(blocks, minlength=m.blocks)
+        if kind == "popc":
+            m.write(d, count[blocks].astype(np.uint32), "u32", r)
+        elif kind == "and":
+            m.write(d, (count == total)[blocks], "pred", r)
+        else:
+            m.write(d, (count > 0)[blocks], "pred", r)
     return run
 
 
@@ -586,16 +1779,149 @@ def _fence(ins, m):
 
 # ---- warp-level -------------------------------------------------------------------------------
 
-@op("shfl")
-def _shfl(ins, m):
-    mode = next(x for x in ins.mods if x in ("up", "down", "bfly", "idx"))
+def _warp_setup(m, r, mask_operand):
+    """(threads, warp index, lane, membermask or None) for the running threads."""
+    threads = _threads(m, r)
+    warp = m.warp_of[threads]
+    lane = m.special["laneid"][threads]
+    mask = m.read(mask_operand, "b32", r).astype(np.int64) if mask_operand is not None else None
+    if mask is not None:
+        inside = (mask >> lane) & 1
+        if not inside.all():
+            t = int(threads[np.nonzero(inside == 0)[0][0]])
+            raise KernelFault(f"thread {t % m.block_size} is not in its own membermask "
+                              f"{int(mask[0]):#010x}")
+    return threads, warp, lane, mask
+
+
+@op("vote")
+def _vote(ins, m):
+    mode = next((x for x in ins.mods if x in ("all", "any", "uni", "ballot")), None)
+    if mode is None:
+        _unsupported(ins, "vote form")
+    _check_mods(ins, {"all", "any", "uni", "ballot", "sync"})
+    sync = "sync" in ins.mods
+    ops = ins.operands
+    if len(ops) != (3 if sync else 2):
+        raise KernelFault(f"vote takes {3 if sync else 2} operands")
+    d, a = ops[:2]
+    mask_op = ops[2] if sync else None
+    nwarps = int(m.warp_of[-1]) + 1
+
+    def run(r):
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        p = m.read(a, "pred", r)
+        if mode == "ballot":
+            bits = np.zeros(nwarps, np.uint64)
+            np.bitwise_or.at(bits, warp, p.astype(np.uint64) << lane.astype(np.uint64))
+            m.write(d, bits[warp].astype(np.uint32), "b32", r)
+            return
+        count = np.bincount(warp, minlength=nwarps)
+        true = np.bincount(warp, weights=p.astype(np.float64), minlength=nwarps)
+        result = {"all": true == count, "any": true > 0,
+                  "uni": (true == 0) | (true == count)}[mode]
+        m.write(d, result[warp], "pred", r)
+    return run
+
+
+@op("activemask")
+def _activemask(ins, m):
+    (d,) = _operands(ins, 1)
+    nwarps = int(m.warp_of[-1]) + 1
+
+    def run(r):
+        threads = _threads(m, r)
+        warp, lane = m.warp_of[threads], m.special["laneid"][threads].astype(np.uint64)
+        bits = np.zeros(nwarps, np.uint64)
+        np.bitwise_or.at(bits, warp, np.uint64(1) << lane)
+        m.write(d, bits[warp].astype(np.uint32), "b32", r)
+    return run
+
+
+_REDUX = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+          "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+@op("redux")
+def _redux(ins, m):
     t = _type(ins)
-    d, a, b, c = ins.operands[:4]
+    kind = next((x for x in ins.mods if x in _REDUX), None)
+    _check_mods(ins, set(_REDUX) | {"sync"})
+    if kind is None or t not in ("u32", "s32", "b32"):
+        _unsupported(ins, "redux form")
+    d, a, mask_op = _operands(ins, 3)
+    nwarps = int(m.warp_of[-1]) + 1
+    ufunc = _REDUX[kind]
+
+    def run(r):
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        x = m.read(a, t, r)
+        if kind == "add":
+            acc = np.zeros(nwarps, np.uint64)
+            np.add.at(acc, warp, x.view(np.uint32).astype(np.uint64))
+            out = (acc & _M32).astype(np.uint32)
+        else:
+            init = {"min": np.iinfo(x.dtype).max, "max": np.iinfo(x.dtype).min, "and": -1,
+                    "or": 0, "xor": 0}[kind]
+            acc = np.full(nwarps, np.array(init).astype(x.dtype) if kind != "and" else
+                          np.array(-1).astype(np.int64).astype(x.dtype), x.dtype)
+            ufunc.at(acc, warp, x)
+            out = acc
+        m.write(d, out[warp], t, r)
+    return run
+
+
+@op("match")
+def _match(ins, m):
+    t = _type(ins)
+    kind = "any" if "any" in ins.mods else "all" if "all" in ins.mods else None
+    _check_mods(ins, {"any", "all", "sync"})
+    if kind is None:
+        _unsupported(ins, "match form")
+    d, a, mask_op = _operands(ins, 3)
     value_reg, pred_reg = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
 
     def run(r):
-        threads = np.arange(m.T)[r] if isinstance(r, slice) else r
-        lane = m.special["laneid"][threads]
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        x = m.read(a, t, r).astype(np.uint64)
+        # group threads by (warp, value); the result is the lane mask of the group
+        key = np.stack([warp.astype(np.uint64), x], axis=1)
+        _, group = np.unique(key, axis=0, return_inverse=True)
+        group = group.reshape(-1)
+        bits = np.zeros(group.max() + 1 if len(group) else 0, np.uint64)
+        np.bitwise_or.at(bits, group, np.uint64(1) << lane.astype(np.uint64))
+        same = bits[group] & mask.astype(np.uint64)
+        if kind == "any":
+            m.write(value_reg, same.astype(np.uint32), "b32", r)
+            return
+        nwarps = int(m.warp_of[-1]) + 1
+        groups_per_warp = np.zeros(nwarps, np.int64)
+        first = np.unique(group, return_index=True)[1]
+        np.add.at(groups_per_warp, warp[first], 1)
+        all_same = groups_per_warp[warp] == 1
+        m.write(value_reg, np.where(all_same, mask, 0).astype(np.uint32), "b32", r)
+        if pred_reg is not None:
+            m.write(pred_reg, all_same, "pred", r)
+    return run
+
+
+@op("shfl")
+def _shfl(ins, m):
+    mode = next((x for x in ins.mods if x in ("up", "down", "bfly", "idx")), None)
+    if mode is None:
+        _unsupported(ins, "shfl form")
+    _check_mods(ins, {"up", "down", "bfly", "idx", "sync"})
+    t = _type(ins)
+    sync = "sync" in ins.mods
+    ops = ins.operands
+    if len(ops) != (5 if sync else 4):
+        raise KernelFault(f"shfl takes {5 if sync else 4} operands, got {len(ops)}")
+    d, a, b, c = ops[:4]
+    mask_op = ops[4] if sync else None
+    value_reg, pred_reg = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
+
+    def run(r):
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
         bval = m.read(b, "u32", r).astype(np.int64) & 31
         cval = m.read(c, "u32", r).astype(np.int64)
         segmask = (cval >> 8) & 31
@@ -623,58 +1949,86 @@ def _shfl(ins, m):
     return run
 
 
-@op("vote")
-def _vote(ins, m):
-    mode = next(x for x in ins.mods if x in ("all", "any", "uni", "ballot"))
-    d, a = ins.operands[:2]
-
-    def run(r):
-        threads = np.arange(m.T)[r] if isinstance(r, slice) else r
-        p = m.read(a, "pred", r)
-        warp = m.warp_of[threads]
-        if mode == "ballot":
-            lane = m.special["laneid"][threads].astype(np.uint64)
-            bits = np.zeros(m.warp_of.max() + 1, np.uint64)
-            np.bitwise_or.at(bits, warp, p.astype(np.uint64) << lane)
-            m.write(d, bits[warp].astype(np.uint32), "b32", r)
-            return
-        count = np.zeros(m.warp_of.max() + 1, np.int64)
-        true = np.zeros_like(count)
-        np.add.at(count, warp, 1)
-        np.add.at(true, warp, p.astype(np.int64))
-        result = {"all": true == count, "any": true > 0,
-                  "uni": (true == 0) | (true == count)}[mode]
-        m.write(d, result[warp], "pred", r)
-    return run
-
-
 # ---- atomics ---------------------------------------------------------------------------------
 
-_ATOMIC = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
-           "or": np.bitwise_or, "xor": np.bitwise_xor, "exch": lambda old, v: v,
-           "inc": None, "dec": None, "cas": None}
+def _atomic_fn(ins, kind, t, ftz):
+    """(dtype the memory is accessed as, fn(old, value) -> new)."""
+    if t in ("f16x2", "bf16x2"):
+        if kind not in ("add", "min", "max"):
+            _unsupported(ins, f"atomic .{kind} on .{t}")
+        elem = PACKED[t]
+        core = _float_fn("add", elem) if kind == "add" else _float_minmax(kind == "min", False,
+                                                                          False)
+        return "b32", lambda old, v: _pack(core(_unpack(old, elem), _unpack(v, elem)))
+    if _is_float(t):
+        if kind == "add":
+            core = _float_fn("add", t, ftz=ftz)
+            return t, core
+        if kind in ("min", "max"):
+            return t, _float_minmax(kind == "min", False, False)
+        if kind == "exch":
+            return t, lambda old, v: v
+        _unsupported(ins, f"atomic .{kind} on .{t}")
+    if kind == "add":
+        return t, np.add
+    if kind in ("min", "max"):
+        return t, np.minimum if kind == "min" else np.maximum
+    if kind in ("and", "or", "xor"):
+        return t, {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
+    if kind == "exch":
+        return t, lambda old, v: v
+    if kind == "inc":
+        if t != "u32":
+            _unsupported(ins, "atom.inc on a type other than .u32")
+        return t, lambda old, v: np.where(old >= v, np.uint32(0), old + np.uint32(1))
+    if kind == "dec":
+        if t != "u32":
+            _unsupported(ins, "atom.dec on a type other than .u32")
+        return t, lambda old, v: np.where((old == 0) | (old > v), v, old - np.uint32(1))
+    _unsupported(ins, f"atomic .{kind}")
+
+
+_ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec")
 
 
 @op("atom", "red")
 def _atom(ins, m):
-    t = _type(ins)
-    space = _space(ins)
-    kind = next((x for x in ins.mods if x in _ATOMIC), None)
-    if kind is None or kind in ("inc", "dec"):
+    mods = _normalize_space(ins)
+    for x in mods:
+        if x not in set(_ATOMIC_OPS) | SCOPES | SEMANTICS | {"global", "shared", "noftz",
+                                                              "L2::cache_hint"} \
+                and x not in TYPE_BYTES and x not in PACKED:
+            _unsupported(ins, f"modifier .{x}")
+    t = _type(ins, mods)
+    space = _space(ins, mods)
+    kind = next((x for x in mods if x in _ATOMIC_OPS), None)
+    if kind is None:
         _unsupported(ins, "atomic operation")
     ops = ins.operands
+    if "L2::cache_hint" in mods:
+        ops = ops[:-1]
     if ins.opcode == "atom":
+        want = 4 if kind == "cas" else 3
+        if len(ops) != want:
+            raise KernelFault(f"atom.{kind} takes {want} operands, got {len(ops)}")
         d, a, b = ops[:3]
         c = ops[3] if kind == "cas" else None
     else:
+        if len(ops) != 2 or kind == "cas":
+            raise KernelFault("red takes 2 operands")
         d, (a, b), c = None, ops[:2], None
-    fn = _minmax(_ATOMIC[kind], t) if kind in ("min", "max") else _ATOMIC[kind]
+    if t in ("f16", "bf16", "f16x2", "bf16x2") and kind == "add" and "noftz" not in mods:
+        _unsupported(ins, f"atom.add.{t} without .noftz")
+    # atom.add.f32 flushes subnormals on global memory (PTX ISA), not on shared memory
+    ftz = t == "f32" and space != "shared"
+    mem_t, fn = (t, None) if kind == "cas" else _atomic_fn(ins, kind, t, ftz)
 
     def run(r):
         addresses = m.address(a, r)
-        values = m.read(b, t, r)
-        compare = m.read(c, t, r) if c is not None else None
-        old = m.atomic(space, addresses, values, t, r, fn, compare)
+        if kind == "cas":             # atom.cas d, [a], b, c: *a = (*a == b) ? c : *a
+            old = m.atomic(space, addresses, m.read(c, t, r), t, r, None, m.read(b, t, r))
+        else:
+            old = m.atomic(space, addresses, m.read(b, mem_t, r), mem_t, r, fn)
         if d is not None:
-            m.write(d, old, t, r)
+            m.write(d, old, mem_t, r)
     return run

@@ -11,7 +11,7 @@ import numpy as np
 from accy.errors import AccyError
 from accy.runtime.emulator.memory import MemoryFault, SharedMemory, SHARED_WINDOW, \
     LOCAL_WINDOW, WINDOW_SIZE
-from accy.runtime.emulator.ptx import Imm, Reg, Special, Symbol, TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, NotPred, Reg, Special, Symbol, TYPE_BYTES
 
 try:
     import ml_dtypes
@@ -55,7 +55,13 @@ class Machine:
         }
         self.consts = {"ntid.x": bx, "ntid.y": by, "ntid.z": bz, "nctaid.x": gx,
                        "nctaid.y": gy, "nctaid.z": gz, "nwarpid": (self.block_size + 31) // 32,
-                       "dynamic_smem_size": shared_bytes}
+                       "dynamic_smem_size": shared_bytes, "smid": 0, "nsmid": 1, "gridid": 0}
+        lane = local % 32                    # %lanemask_eq/lt/le/gt/ge: bits by lane position
+        self.special.update({
+            "lanemask_eq": np.int64(1) << lane, "lanemask_lt": (np.int64(1) << lane) - 1,
+            "lanemask_le": (np.int64(2) << lane) - 1,
+            "lanemask_gt": (0xFFFFFFFF ^ ((np.int64(2) << lane) - 1)),
+            "lanemask_ge": (0xFFFFFFFF ^ ((np.int64(1) << lane) - 1))})
         self.warp_of = blk * ((self.block_size + 31) // 32) + local // 32
         self.regs = {name: np.zeros(n, np.bool_ if dt == "pred" else STORAGE[TYPE_BYTES[dt]])
                      for name, dt in kernel.registers.items()}
@@ -63,6 +69,7 @@ class Machine:
         self.params = self._param_block(params)
         self.symbols, shared_size = self._layout_shared(shared_bytes)
         self.shared = SharedMemory(self.blocks, shared_size)
+        self.consts["total_smem_size"] = shared_size
         # .local variables: one private window per thread, laid out like shared memory
         self.local_symbols, local_size = _layout(v for v in kernel.variables
                                                  if v.space == "local")
@@ -120,6 +127,8 @@ class Machine:
                 elif np.dtype(view).kind == "u":
                     value = value.astype(view)
             return np.full(self._count(idx), value, dtype=view)
+        if isinstance(operand, NotPred):
+            return ~self.regs[operand.pred.name][idx].astype(bool)
         if isinstance(operand, Special):
             return self._special(operand.name, idx).astype(view)
         if isinstance(operand, Symbol):              # a variable's address

@@ -52,6 +52,11 @@ class Vector:
 
 
 @dataclass(frozen=True)
+class NotPred:
+    pred: Reg               # `!%p` as a source operand: the predicate's negation
+
+
+@dataclass(frozen=True)
 class PredPair:
     value: Reg              # `%r|%p`: a value and a predicate output
     pred: Reg
@@ -253,12 +258,12 @@ class _Parser:
                 continue
             if not stmt:
                 continue
-            label = re.match(r"^([$\w.]+)\s*:\s*(.*)$", stmt, re.S)
+            label = re.match(r"^([$\w.]+)\s*:(?!:)\s*(.*)$", stmt, re.S)
             while label and not stmt.startswith("@"):
                 k.labels[label.group(1)] = len(k.instructions)
                 line += stmt[:label.start(2)].count("\n")     # the instruction's own line
                 stmt = label.group(2).strip()
-                label = re.match(r"^([$\w.]+)\s*:\s*(.*)$", stmt, re.S)
+                label = re.match(r"^([$\w.]+)\s*:(?!:)\s*(.*)$", stmt, re.S)
             if not stmt:
                 continue
             if stmt.startswith(".reg"):
@@ -371,6 +376,8 @@ class _Parser:
         if "|" in t:
             a, b = t.split("|")
             return PredPair(Reg(self.rename(a.strip(), scopes)), Reg(self.rename(b.strip(), scopes)))
+        if t.startswith("!%"):
+            return NotPred(Reg(self.rename(t[1:], scopes)))
         if t.startswith("%"):
             if _is_special(t):
                 return Special(t[1:])
@@ -385,7 +392,8 @@ class _Parser:
 
 
 SPECIAL = re.compile(r"^%(tid|ntid|ctaid|nctaid)\.[xyz]$|^%(laneid|warpid|nwarpid|clock|clock64|"
-                     r"dynamic_smem_size|total_smem_size|smid|lanemask_\w+|globaltimer)$")
+                     r"dynamic_smem_size|total_smem_size|smid|nsmid|gridid|lanemask_\w+|"
+                     r"globaltimer)$")
 
 
 def _is_special(name):
