@@ -258,6 +258,22 @@ class Machine:
         sorted_key = key[order]
         starts = np.r_[0, np.nonzero(sorted_key[1:] != sorted_key[:-1])[0] + 1]
         rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        if fn is np.add and compare is None and np.dtype(VIEW[dtype]).kind in "iu":
+            # integer adds wrap, so a running sum per location gives every thread's old value
+            # at once (a histogram's thousands of rounds become one pass)
+            first = order[starts]
+            base = self.load(space, addresses[first], dtype, threads[first])
+            sorted_values = values[order].astype(VIEW[dtype])
+            with np.errstate(all="ignore"):
+                running = np.cumsum(sorted_values, dtype=VIEW[dtype])
+                before = running - sorted_values                      # exclusive, global
+                group_start = np.repeat(before[starts], np.diff(np.r_[starts, len(order)]))
+                group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(order)]))
+                old[order] = base[group] + (before - group_start)
+                ends = np.r_[starts[1:], len(order)] - 1
+                total = running[ends] - before[starts]
+                self.store(space, addresses[first], base + total, dtype, threads[first])
+            return old
         for r in range(int(rank.max()) + 1 if len(rank) else 0):
             sel = np.sort(order[rank == r])             # one thread per location, in order
             current = self.load(space, addresses[sel], dtype, threads[sel])
