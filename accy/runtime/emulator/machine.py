@@ -9,7 +9,7 @@ a scalar and instructions run on whole arrays without index gathers.
 import numpy as np
 
 from accy.errors import AccyError
-from accy.runtime.emulator.memory import MemoryFault, SharedMemory, SHARED_WINDOW, \
+from accy.runtime.emulator.memory import LaneFault, SharedMemory, SHARED_WINDOW, \
     LOCAL_WINDOW, WINDOW_SIZE
 from accy.runtime.emulator.ptx import Imm, NotPred, Reg, Special, Symbol, TYPE_BYTES
 
@@ -229,6 +229,27 @@ class Machine:
         return self.all_threads if isinstance(idx, slice) else idx
 
     # ---- synchronization and atomics ------------------------------------------------------------
+    def check_warp_lanes(self, run, masks, what):
+        """Warp-synchronous ops (shfl/vote/redux/match .sync): every lane named in a running
+        thread's membermask (and present in its warp) must be running the instruction too;
+        a lane that exited or is elsewhere would make the GPU wait forever or read garbage."""
+        threads = self.threads(run)
+        warp = self.warp_of[threads]
+        lane = self.special["laneid"][threads].astype(np.uint64)
+        present = np.zeros(int(self.warp_of[-1]) + 1, np.uint64)
+        np.bitwise_or.at(present, warp, np.uint64(1) << lane)
+        first_lane_thread = threads - lane.astype(np.int64)
+        lanes_in_warp = np.minimum(self.block_size - self.local[first_lane_thread], 32)
+        exists = np.where(lanes_in_warp >= 32, np.uint64(0xFFFFFFFF),
+                          (np.uint64(1) << lanes_in_warp.astype(np.uint64)) - np.uint64(1))
+        masks = np.broadcast_to(np.asarray(masks, np.uint64), threads.shape)
+        missing = masks & exists & ~present[warp]
+        if missing.any():
+            i = int(np.flatnonzero(missing)[0])
+            absent = int(missing[i]).bit_length() - 1
+            raise LaneFault(f"{what}: lane {absent} of the membermask {int(masks[i]):#x} is not "
+                            f"executing it (it exited, or is at another instruction)", [i])
+
     def check_barrier(self, run, ins):
         """bar.sync: every live thread of each arriving block must be at this barrier (threads
         that exited count as arrived); otherwise the block would deadlock on a GPU."""
@@ -334,7 +355,7 @@ class Machine:
                 run = np.nonzero(pred)[0] if isinstance(at, slice) else at[pred]
         try:
             target = fn(run)
-        except MemoryFault as e:
+        except LaneFault as e:
             threads = np.arange(self.T)[run] if isinstance(run, slice) else run
             lane = e.lanes[0] if e.lanes is not None and len(e.lanes) else 0
             raise KernelFault(self.where(ins, int(threads[lane]), str(e))) from None

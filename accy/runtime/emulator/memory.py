@@ -14,13 +14,18 @@ LOCAL_WINDOW = 0x20000000000     # ... and [window, window + 2^32) the thread's 
 WINDOW_SIZE = 1 << 32
 
 
-class MemoryFault(AccyError):
-    """An invalid device memory access (out of bounds, misaligned, uninitialized)."""
+class LaneFault(AccyError):
+    """A fault of some of the threads running an instruction; `lanes` index those threads
+    among them (the machine turns that into block and thread)."""
 
     def __init__(self, message, lanes=None, addresses=None):
-        self.lanes = lanes           # indices (into the launch's threads) of offending accesses
+        self.lanes = lanes
         self.addresses = addresses
         super().__init__(message)
+
+
+class MemoryFault(LaneFault):
+    """An invalid device memory access (out of bounds, misaligned, uninitialized, a race)."""
 
 
 class GlobalMemory:
