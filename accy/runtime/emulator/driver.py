@@ -13,7 +13,7 @@ import numpy as np
 
 from accy.runtime.emulator import tensorcore  # noqa: F401  (registers mma, ldmatrix, cp.async)
 from accy.runtime.emulator.instructions import HANDLERS
-from accy.runtime.emulator.machine import KernelFault, Machine
+from accy.runtime.emulator.machine import KernelFault, Machine, TIME_LIMIT
 from accy.runtime.emulator.memory import GlobalMemory
 from accy.runtime.emulator.ptx import parse
 
@@ -105,19 +105,33 @@ class EmulatedFunction:
     def __init__(self, module, kernel):
         self.module, self.kernel = module, kernel
 
-    def __call__(self, *args, block=(1, 1, 1), grid=(1, 1, 1), shared=0):
-        """Launch on every thread of `grid` x `block`; returns LaunchStats."""
-        block, grid = _dims(block, "block"), _dims(grid, "grid")
+    def __call__(self, *args, block=(1, 1, 1), grid=(1, 1, 1), shared=0,
+                 time_limit=TIME_LIMIT):
+        """Launch on every thread of `grid` x `block` (CUDA's limits apply) with `shared`
+        dynamic shared bytes; returns LaunchStats. A launch still running after `time_limit`
+        seconds (or MAX_STEPS instructions) is reported as an endless loop."""
+        block, grid = _dims(block, "block", BLOCK_LIMITS), _dims(grid, "grid", GRID_LIMITS)
         if block[0] * block[1] * block[2] > 1024:
             raise KernelFault(f"a block holds at most 1024 threads, got {block}")
+        if not 0 <= int(shared) <= MAX_SHARED:
+            raise KernelFault(f"dynamic shared memory must be 0 to {MAX_SHARED} bytes, got "
+                              f"{shared}")
         machine = Machine(self.module.module, self.kernel, grid, block, int(shared), args,
                           self.module.device.memory, HANDLERS, self.module.globals)
-        machine.run()
+        if machine.shared.nbytes > MAX_SHARED:
+            raise KernelFault(f"kernel {self.kernel.name} needs {machine.shared.nbytes} bytes of "
+                              f"shared memory; a block may have {MAX_SHARED}")
+        machine.run(time_limit)
         return LaunchStats(machine.steps, machine.thread_instructions)
 
 
-def _dims(value, what):
+GRID_LIMITS = (2**31 - 1, 65535, 65535)     # CUDA's launch limits (as on sm_80..sm_90)
+BLOCK_LIMITS = (1024, 1024, 64)
+MAX_SHARED = 227 * 1024                     # per block, with the opt-in (sm_90)
+
+
+def _dims(value, what, limits):
     value = tuple(int(v) for v in value) + (1,) * (3 - len(value))
-    if len(value) != 3 or any(v < 1 for v in value):
-        raise KernelFault(f"{what} must be 1 to 3 positive sizes, got {value}")
+    if len(value) != 3 or any(not 1 <= v <= hi for v, hi in zip(value, limits)):
+        raise KernelFault(f"{what} must be 1 to 3 sizes within {limits}, got {value}")
     return value

@@ -6,6 +6,8 @@ counter among live threads, for the threads at that PC (the rule that keeps stru
 divergence and loops correct). While all live threads share one PC (the common case) the PC is
 a scalar and instructions run on whole arrays without index gathers.
 """
+import time
+
 import numpy as np
 
 from accy.errors import AccyError
@@ -26,7 +28,8 @@ VIEW = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": 
         "s32": np.int32, "f32": np.float32, "f16x2": np.uint32, "bf16x2": np.uint32,
         "tf32": np.float32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
         "f64": np.float64, "pred": np.bool_}
-MAX_STEPS = 200_000_000          # instruction steps per launch before it counts as a hang
+MAX_STEPS = 20_000_000           # instruction steps per launch before it counts as a hang
+TIME_LIMIT = 600.0               # seconds per launch, likewise (a spin-wait on many threads)
 
 
 class KernelFault(AccyError):
@@ -66,14 +69,15 @@ class Machine:
         self.regs = {name: np.zeros(n, np.bool_ if dt == "pred" else STORAGE[TYPE_BYTES[dt]])
                      for name, dt in kernel.registers.items()}
         self.reg_types = kernel.registers
+        self.pc_of = {id(ins): pc for pc, ins in enumerate(kernel.instructions)}
         self.params = self._param_block(params)
         self.symbols, shared_size = self._layout_shared(shared_bytes)
-        self.shared = SharedMemory(self.blocks, shared_size)
+        self.shared = SharedMemory(self.blocks, shared_size, racecheck=True)
         self.consts["total_smem_size"] = shared_size
         # .local variables: one private window per thread, laid out like shared memory
         self.local_symbols, local_size = _layout(v for v in kernel.variables
                                                  if v.space == "local")
-        self.local_memory = SharedMemory(n, local_size)
+        self.local_memory = SharedMemory(n, local_size, what="local memory")
         self.globals = globals_ or {}       # module .global/.const variable -> device address
         self.done = np.zeros(n, bool)
         self.pc = 0                   # the one PC while converged, else None
@@ -84,14 +88,30 @@ class Machine:
 
     # ---- setup ---------------------------------------------------------------------------
     def _param_block(self, values):
+        """Each parameter's bytes, as a driver passes them: a numpy scalar's own bytes (its
+        size must be the parameter's), `bytes` of exactly that size (a struct), or a device
+        pointer / Python int for a 64-bit integer parameter. Nothing is converted."""
         params = {}
         if len(values) != len(self.kernel.params):
             raise KernelFault(f"kernel {self.kernel.name} takes {len(self.kernel.params)} "
                               f"parameters, got {len(values)}")
-        for (name, dtype, size, _), value in zip(self.kernel.params, values):
-            raw = np.asarray(value).astype(VIEW[dtype]).tobytes() if not isinstance(value, bytes) \
-                else value
-            params[name] = raw.ljust(size, b"\0")[:size]
+        for i, ((name, dtype, size, _), value) in enumerate(zip(self.kernel.params, values)):
+            if isinstance(value, (bytes, bytearray)):
+                raw = bytes(value)
+            elif isinstance(value, np.generic):
+                raw = value.tobytes()
+            elif isinstance(value, int) and not isinstance(value, bool) and size == 8 and \
+                    dtype in ("u64", "s64", "b64"):
+                raw = int(value).to_bytes(8, "little", signed=value < 0)
+            else:
+                raise KernelFault(f"kernel {self.kernel.name}: parameter {i} ({name}, .{dtype}, "
+                                  f"{size} bytes) needs a numpy scalar, bytes or (for a 64-bit "
+                                  f"pointer) a device pointer; got {type(value).__name__}")
+            if len(raw) != size:
+                raise KernelFault(f"kernel {self.kernel.name}: parameter {i} ({name}) is "
+                                  f"{size} bytes, the argument {len(raw)} "
+                                  f"({getattr(value, 'dtype', type(value).__name__)})")
+            params[name] = raw
         return params
 
     def _layout_shared(self, dynamic):
@@ -183,13 +203,13 @@ class Machine:
             raise KernelFault(f"ld.param needs a parameter name, got {operand}")
         return self.params[base.name], operand.offset
 
-    def load(self, space, addresses, dtype, idx):
-        return self._access(space, addresses, np.dtype(VIEW[dtype]), idx)
+    def load(self, space, addresses, dtype, idx, atomic=False):
+        return self._access(space, addresses, np.dtype(VIEW[dtype]), idx, None, atomic)
 
-    def store(self, space, addresses, values, dtype, idx):
-        self._access(space, addresses, np.dtype(VIEW[dtype]), idx, np.asarray(values))
+    def store(self, space, addresses, values, dtype, idx, atomic=False):
+        self._access(space, addresses, np.dtype(VIEW[dtype]), idx, np.asarray(values), atomic)
 
-    def _access(self, space, addresses, dtype, idx, values=None):
+    def _access(self, space, addresses, dtype, idx, values=None, atomic=False):
         """Load (values None) or store at `addresses` of `space`; generic addresses are split
         by window: shared, local, else global."""
         if space == "generic":
@@ -207,19 +227,26 @@ class Machine:
                 out = np.empty(len(addresses), dtype) if values is None else None
                 for code in np.unique(windows):
                     sel = windows == code
-                    sub = self._access("generic", addresses[sel], dtype, threads[sel],
-                                       None if values is None else values[sel])
+                    try:
+                        sub = self._access("generic", addresses[sel], dtype, threads[sel],
+                                           None if values is None else values[sel], atomic)
+                    except LaneFault as e:       # name the lane among all of this access
+                        raise LaneFault(str(e), np.flatnonzero(sel)[e.lanes], e.addresses) \
+                            from None
                     if out is not None:
                         out[sel] = sub
                 return out
         if space in ("global", "const"):
             return self.memory.load(addresses, dtype) if values is None else \
                 self.memory.store(addresses, values, dtype)
-        memory, owner = (self.shared, self._blocks(idx)) if space == "shared" else \
-            (self.local_memory, self.threads(idx))
         offsets = addresses.astype(np.int64)
-        return memory.load(owner, offsets, dtype) if values is None else \
-            memory.store(owner, offsets, values, dtype)
+        if space == "shared":
+            memory, owner = self.shared, self._blocks(idx)
+            kw = {} if atomic else {"warps": (self.local[self.threads(idx)] // 32).astype(np.int8)}
+        else:
+            memory, owner, kw = self.local_memory, self.threads(idx), {}
+        return memory.load(owner, offsets, dtype, **kw) if values is None else \
+            memory.store(owner, offsets, values, dtype, **kw)
 
     def _blocks(self, idx):
         return self.block_of[idx]
@@ -251,73 +278,115 @@ class Machine:
                             f"executing it (it exited, or is at another instruction)", [i])
 
     def check_barrier(self, run, ins):
-        """bar.sync: every live thread of each arriving block must be at this barrier (threads
-        that exited count as arrived); otherwise the block would deadlock on a GPU."""
-        if self.pc is not None:
-            return
-        blocks = np.unique(self.block_of[self.threads(run)])
-        pc = self.kernel.instructions.index(ins)
-        waiting = np.isin(self.block_of, blocks) & ~self.done & (self.pcs != pc)
-        if waiting.any():
-            t = int(np.nonzero(waiting)[0][0])
-            other = self.kernel.instructions[min(int(self.pcs[t]), len(self.kernel.instructions)
-                                                 - 1)]
-            raise KernelFault(f"deadlock: the barrier is reached by only part of block "
-                              f"{t // self.block_size}; thread {t % self.block_size} is at line "
-                              f"{other.line} `{other.text}`")
+        """bar.sync: every live thread of each arriving block must arrive (threads that exited
+        count as arrived; a thread at another instruction, or whose guard kept it out, would
+        leave the block waiting forever on a GPU). Passing it starts a new race-check epoch."""
+        threads = self.threads(run)
+        blocks = np.unique(self.block_of[threads])
+        arrived = np.bincount(self.block_of[threads], minlength=self.blocks)
+        alive = np.bincount(self.block_of[~self.done], minlength=self.blocks)
+        short = blocks[arrived[blocks] != alive[blocks]]
+        if len(short):
+            b = int(short[0])
+            running = np.zeros(self.T, bool)
+            running[threads] = True
+            t = int(np.flatnonzero((self.block_of == b) & ~self.done & ~running)[0])
+            if self.pcs is None or self.pcs[t] == self.pc_of[id(ins)]:
+                where = "is here, but its guard keeps it from the barrier"
+            else:
+                other = self.kernel.instructions[min(int(self.pcs[t]),
+                                                     len(self.kernel.instructions) - 1)]
+                where = f"is at line {other.line} `{other.text}`"
+            raise LaneFault(f"deadlock: the barrier is reached by only part of block {b}; "
+                            f"thread {t % self.block_size} {where}", thread=t)
+        self.shared.barrier(blocks)
 
     def atomic(self, space, addresses, values, dtype, idx, fn, compare=None):
         """Read-modify-write at `addresses`, one thread at a time in thread order where
-        addresses repeat (each round takes the first pending thread of every location);
-        returns the old values."""
+        addresses repeat; returns the old values. Integer adds resolve in one pass (a running
+        sum per location); a numpy ufunc over few hot locations runs as one `accumulate` per
+        location; anything else (CAS, lambdas) in rounds of one thread per location."""
         threads = self.threads(idx)
         key = addresses.astype(np.uint64)
         if space == "shared":
             key = self.block_of[threads].astype(np.uint64) << np.uint64(32) | key
-        old = np.empty(len(threads), VIEW[dtype])
+        view = VIEW[dtype]
+        old = np.empty(len(threads), view)
         order = np.argsort(key, kind="stable")          # by location, then thread order
         sorted_key = key[order]
-        starts = np.r_[0, np.nonzero(sorted_key[1:] != sorted_key[:-1])[0] + 1]
-        rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
-        if fn is np.add and compare is None and np.dtype(VIEW[dtype]).kind in "iu":
-            # integer adds wrap, so a running sum per location gives every thread's old value
-            # at once (a histogram's thousands of rounds become one pass)
-            first = order[starts]
-            base = self.load(space, addresses[first], dtype, threads[first])
-            sorted_values = values[order].astype(VIEW[dtype])
-            with np.errstate(all="ignore"):
-                running = np.cumsum(sorted_values, dtype=VIEW[dtype])
-                before = running - sorted_values                      # exclusive, global
-                group_start = np.repeat(before[starts], np.diff(np.r_[starts, len(order)]))
-                group = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(order)]))
-                old[order] = base[group] + (before - group_start)
-                ends = np.r_[starts[1:], len(order)] - 1
-                total = running[ends] - before[starts]
-                self.store(space, addresses[first], base + total, dtype, threads[first])
-            return old
+        starts = np.r_[0, np.flatnonzero(sorted_key[1:] != sorted_key[:-1]) + 1]
+        sizes = np.diff(np.r_[starts, len(order)])
+        first = order[starts]
+
+        def access(sel, values=None):                   # a fault names its thread among all
+            try:
+                if values is None:
+                    return self.load(space, addresses[sel], dtype, threads[sel], atomic=True)
+                self.store(space, addresses[sel], values, dtype, threads[sel], atomic=True)
+            except LaneFault as e:
+                raise LaneFault(str(e), np.asarray(sel)[e.lanes], e.addresses) from None
+
+        with np.errstate(all="ignore"):
+            if fn is np.add and compare is None and np.dtype(view).kind in "iu":
+                base = access(first)
+                sorted_values = values[order].astype(view)
+                running = np.cumsum(sorted_values, dtype=view)
+                before = running - sorted_values                          # exclusive
+                group = np.repeat(np.arange(len(starts)), sizes)
+                old[order] = base[group] + (before - before[starts][group])
+                access(first, base + running[starts + sizes - 1] - before[starts])
+                return old
+            rounds = int(sizes.max()) if len(sizes) else 0
+            if isinstance(fn, np.ufunc) and compare is None and len(starts) < rounds:
+                base = access(first)
+                for g, (start, size) in enumerate(zip(starts, sizes)):
+                    who = order[start:start + size]
+                    seq = fn.accumulate(np.r_[base[g:g + 1], values[who].astype(view)],
+                                        dtype=view)
+                    old[who] = seq[:-1]
+                    base[g] = seq[-1]
+                access(first, base)
+                return old
+            rank = np.arange(len(order)) - np.repeat(starts, sizes)
+            by_rank = order[np.argsort(rank, kind="stable")]
+            bounds = np.r_[0, np.cumsum(np.bincount(rank))]
+            for r in range(rounds):
+                sel = np.sort(by_rank[bounds[r]:bounds[r + 1]])   # one thread per location
+                current = access(sel)
+                old[sel] = current
+                if compare is not None:
+                    new = np.where(current == compare[sel], values[sel], current)
+                else:
+                    new = np.asarray(fn(current, values[sel])).astype(view)
+                access(sel, new)
+        return old
         for r in range(int(rank.max()) + 1 if len(rank) else 0):
             sel = np.sort(order[rank == r])             # one thread per location, in order
-            current = self.load(space, addresses[sel], dtype, threads[sel])
+            current = self.load(space, addresses[sel], dtype, threads[sel], atomic=True)
             old[sel] = current
             if compare is not None:
                 new = np.where(current == compare[sel], values[sel], current)
             else:
                 with np.errstate(all="ignore"):
                     new = fn(current, values[sel]).astype(VIEW[dtype])
-            self.store(space, addresses[sel], new, dtype, threads[sel])
+            self.store(space, addresses[sel], new, dtype, threads[sel], atomic=True)
         return old
 
     # ---- execution -------------------------------------------------------------------------------
-    def run(self):
+    def run(self, time_limit=TIME_LIMIT):
+        deadline = time.monotonic() + time_limit
         instructions = self.kernel.instructions
         compiled = [self.handlers.compile(ins, self) for ins in instructions]
         n = len(instructions)
         live = slice(None)                  # the live threads while converged
         while True:
             self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise KernelFault(f"kernel {self.kernel.name} ran {MAX_STEPS} steps: an endless "
-                                  f"loop?")
+            if self.steps > MAX_STEPS or (self.steps & 1023 == 0 and time.monotonic() > deadline):
+                where = instructions[min(self.pc if self.pc is not None else
+                                         int(self.pcs[~self.done].min()), n - 1)]
+                raise KernelFault(f"kernel {self.kernel.name} ran {self.steps} steps "
+                                  f"({time_limit:.0f} s at most): an endless loop? Now at line "
+                                  f"{where.line} `{where.text}`")
             if self.pc is not None:
                 pc, at = self.pc, live
             else:
@@ -356,13 +425,16 @@ class Machine:
         try:
             target = fn(run)
         except LaneFault as e:
-            threads = np.arange(self.T)[run] if isinstance(run, slice) else run
-            lane = e.lanes[0] if e.lanes is not None and len(e.lanes) else 0
-            raise KernelFault(self.where(ins, int(threads[lane]), str(e))) from None
+            if e.thread is not None:
+                thread = e.thread
+            else:
+                lane = e.lanes[0] if e.lanes is not None and len(e.lanes) else 0
+                thread = int(self.threads(run)[lane])
+            raise KernelFault(self.where(ins, thread, str(e))) from None
         except KernelFault as e:
             if str(e).startswith("kernel "):
                 raise
-            threads = np.arange(self.T)[run] if isinstance(run, slice) else run
+            threads = self.threads(run)
             raise KernelFault(self.where(ins, int(threads[0]) if len(threads) else 0,
                                          str(e))) from None
         return self._advance(pc, at, run, target)

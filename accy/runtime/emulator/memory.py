@@ -18,9 +18,10 @@ class LaneFault(AccyError):
     """A fault of some of the threads running an instruction; `lanes` index those threads
     among them (the machine turns that into block and thread)."""
 
-    def __init__(self, message, lanes=None, addresses=None):
+    def __init__(self, message, lanes=None, addresses=None, thread=None):
         self.lanes = lanes
         self.addresses = addresses
+        self.thread = thread        # or the launch-wide index of the thread to blame
         super().__init__(message)
 
 
@@ -122,25 +123,67 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 class SharedMemory:
     """Per-block shared memory (or per-thread local memory: one row per owner) with a
     written-bytes record (reads of unwritten bytes fault). Rows are padded to 16 bytes so an
-    aligned access of up to 8 bytes is one element of a typed view: no per-byte indices."""
+    aligned access of up to 8 bytes is one element of a typed view: no per-byte indices.
 
-    def __init__(self, rows, nbytes):
+    With `racecheck`, it also finds the races a missing barrier causes, as compute-sanitizer's
+    racecheck does, though lockstep execution hides their effect: for each address it keeps
+    the warp that last wrote it and the warp that last read it, with the block's barrier
+    epoch at the time; another warp's access in the same epoch (write after read, read after
+    write, write after write) is a race. Warps are the unit: lanes of one warp are taken to run
+    together, and atomics are never races."""
+
+    def __init__(self, rows, nbytes, racecheck=False, what="shared memory"):
         self.nbytes = nbytes
+        self.what = what
         self.row = max(16, -(-nbytes // 16) * 16)
         self.data = np.zeros((rows, self.row), np.uint8)
         self.written = np.zeros((rows, self.row), np.uint8)
+        self.racecheck = racecheck
+        if racecheck:
+            self.epoch = np.zeros(rows, np.int32)       # barriers each block has passed
+            self.writer = np.full(rows * self.row, -1, np.int8)
+            self.reader = np.full(rows * self.row, -1, np.int8)
+            self.write_epoch = np.zeros(rows * self.row, np.int32)
+            self.read_epoch = np.zeros(rows * self.row, np.int32)
+
+    def barrier(self, rows):
+        """The blocks `rows` passed a barrier: what came before is ordered with what follows."""
+        if self.racecheck:
+            self.epoch[rows] += 1
+
+    def _races(self, owner, offsets, warps, write):
+        """Fault on another warp's unsynchronized access to the same addresses; then record
+        this one."""
+        at = owner * self.row + np.asarray(offsets, np.int64)
+        epoch = self.epoch[owner]
+        checks = [(self.writer, self.write_epoch, "wrote")]
+        if write:
+            checks.append((self.reader, self.read_epoch, "read"))
+        for who, when, verb in checks:
+            other = who[at]
+            race = (other >= 0) & (other != warps) & (when[at] == epoch)
+            if race.any():
+                i = np.flatnonzero(race)
+                raise MemoryFault(
+                    f"race on shared memory at offset {int(np.asarray(offsets)[i[0]])}: "
+                    f"{'written' if write else 'read'} by warp {int(warps[i[0]])} after warp "
+                    f"{int(other[i[0]])} {verb} it, with no barrier between (a missing "
+                    f"bar.sync / __syncthreads)", i, np.asarray(offsets)[i])
+        mine = (self.writer, self.write_epoch) if write else (self.reader, self.read_epoch)
+        mine[0][at] = warps
+        mine[1][at] = epoch
 
     def _check(self, offsets, width):
         if not len(offsets):
             return
         if offsets.min() < 0 or offsets.max() + width > self.nbytes:
             i = np.nonzero((offsets < 0) | (offsets + width > self.nbytes))[0]
-            raise MemoryFault(f"shared memory access of {width} bytes at offset "
-                              f"{int(offsets[i[0]])} outside the block's {self.nbytes} bytes",
+            raise MemoryFault(f"{self.what} access of {width} bytes at offset "
+                              f"{int(offsets[i[0]])} outside its {self.nbytes} bytes",
                               i, offsets[i])
         if width > 1 and (offsets % width).any():
             i = np.nonzero(offsets % width)[0]
-            raise MemoryFault(f"misaligned shared access of {width} bytes at offset "
+            raise MemoryFault(f"misaligned {self.what} access of {width} bytes at offset "
                               f"{int(offsets[i[0]])}", i, offsets[i])
 
     def _index(self, owner, offsets, width):
@@ -155,9 +198,14 @@ class SharedMemory:
         self._check(offsets, width)
         return (owner * self.row + offsets) // width
 
-    def load(self, owner, offsets, dtype):
+    def load(self, owner, offsets, dtype, warps=None):
+        """`dtype` values at `offsets` of rows `owner`; `warps` (the accessing threads' warps
+        within their block) turns on the race check for this access."""
         dtype = np.dtype(dtype)
         w = dtype.itemsize
+        if warps is not None and self.racecheck:
+            self._check(np.asarray(offsets, np.int64), w)
+            self._races(owner, offsets, warps, write=False)
         if w > 8:
             index = self._index(owner, offsets, w)
             if not self.written.reshape(-1)[index].all():
@@ -170,10 +218,13 @@ class SharedMemory:
             self._uninitialized(offsets, written != full)
         return self.data.reshape(-1).view(dtype)[flat]
 
-    def store(self, owner, offsets, values, dtype):
+    def store(self, owner, offsets, values, dtype, warps=None):
         dtype = np.dtype(dtype)
         w = dtype.itemsize
         values = np.asarray(values, dtype)
+        if warps is not None and self.racecheck:
+            self._check(np.asarray(offsets, np.int64), w)
+            self._races(owner, offsets, warps, write=True)
         if w > 8:
             index = self._index(owner, offsets, w)
             self.data.reshape(-1)[index] = np.ascontiguousarray(values).view(np.uint8).reshape(-1, w)
@@ -183,9 +234,8 @@ class SharedMemory:
         self.data.reshape(-1).view(dtype)[flat] = values
         self.written.reshape(-1).view(_UINT[w])[flat] = int.from_bytes(b"\x01" * w, "little")
 
-    @staticmethod
-    def _uninitialized(offsets, bad):
+    def _uninitialized(self, offsets, bad):
         i = np.nonzero(bad)[0]
         offsets = np.asarray(offsets)
-        raise MemoryFault(f"read of uninitialized shared memory at offset {int(offsets[i[0]])}",
+        raise MemoryFault(f"read of uninitialized {self.what} at offset {int(offsets[i[0]])}",
                           i, offsets[i])
