@@ -119,6 +119,9 @@ def _strip_comments(text):
     ';' (.version, .target, .address_size, .file, .loc) given one."""
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     text = re.sub(r"//[^\n]*", "", text)
+    # debug sections (nvcc -lineinfo / -G) say nothing about execution
+    text = re.sub(r"^\s*\.section\b[^{]*\{.*?^\s*\}", lambda m: "\n" * m.group(0).count("\n"),
+                  text, flags=re.S | re.M)
     return re.sub(r"^(\s*\.(?:version|target|address_size|file|loc)\b[^\n;]*)$", r"\1;", text,
                   flags=re.M)
 
@@ -180,6 +183,9 @@ class _Parser:
         self.i = 0
 
     def error(self, line, message, stmt=""):
+        stmt = " ".join(stmt.split())
+        if len(stmt) > 160:
+            stmt = stmt[:160] + " ..."
         raise PtxError(f"line {line}: {message}" + (f": {stmt}" if stmt else ""))
 
     def module(self):
@@ -193,6 +199,8 @@ class _Parser:
                     self.error(line, "unexpected brace")
                 continue
             head = words[0]
+            if head in (".file", ".loc", ".pragma"):
+                continue
             if head == ".version":
                 m.version = words[1]
             elif head == ".target":
@@ -206,6 +214,8 @@ class _Parser:
                     self.error(line, ".func (device functions) is not supported; inline them",
                                stmt)
                 kernel = self.kernel(line, stmt, end)
+                if kernel.name in m.kernels:
+                    self.error(line, f"kernel {kernel.name} is defined twice")
                 m.kernels[kernel.name] = kernel
             elif head in (".global", ".const", ".shared", ".extern", ".visible") or \
                     head.startswith(".global") or ".global" in words or ".const" in words:
@@ -227,7 +237,8 @@ class _Parser:
         name, params_text = m.group(1), m.group(2) or ""
         params = []
         for p in filter(None, (s.strip() for s in params_text.split(","))):
-            pm = re.match(r"\.param\s+((?:\.\w+\s+)*)\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?", p)
+            pm = re.match(r"\.param\s+((?:\.\w+(?:\s+\d+)?\s+)*)\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?$",
+                          p)
             if not pm:
                 self.error(line, "bad parameter", p)
             quals, dtype, pname, count = pm.groups()
@@ -238,7 +249,17 @@ class _Parser:
             params.append((pname, dtype, size, int(align.group(1)) if align else TYPE_BYTES[dtype]))
         k = Kernel(name, params, {}, [], [], {}, line)
         self.body(k)
+        self.check_registers(k)
         return k
+
+    def check_registers(self, k):
+        """Every register an instruction names is declared (PTX requires it; ptxas rejects it
+        otherwise), and every branch target is a label."""
+        for ins in k.instructions:
+            for reg in _registers(ins):
+                if reg.name != "_" and reg.name not in k.registers:
+                    self.error(ins.line, f"undeclared register {reg.name} (or an unsupported "
+                                         f"special register)", ins.text)
 
     def body(self, k):
         scopes = [{}]            # per scope: declared name -> unique name
@@ -250,6 +271,7 @@ class _Parser:
                 scopes.append({})
                 continue
             if end == "}":
+                line, stmt = self.labels(k, line, stmt)
                 if stmt:
                     self.instruction(k, line, stmt, scopes)
                 scopes.pop()
@@ -258,12 +280,7 @@ class _Parser:
                 continue
             if not stmt:
                 continue
-            label = re.match(r"^([$\w.]+)\s*:(?!:)\s*(.*)$", stmt, re.S)
-            while label and not stmt.startswith("@"):
-                k.labels[label.group(1)] = len(k.instructions)
-                line += stmt[:label.start(2)].count("\n")     # the instruction's own line
-                stmt = label.group(2).strip()
-                label = re.match(r"^([$\w.]+)\s*:(?!:)\s*(.*)$", stmt, re.S)
+            line, stmt = self.labels(k, line, stmt)
             if not stmt:
                 continue
             if stmt.startswith(".reg"):
@@ -287,13 +304,25 @@ class _Parser:
                 self.instruction(k, line, stmt, scopes)
         self.error(k.line, f"kernel {k.name} has no closing brace")
 
+    def labels(self, k, line, stmt):
+        """Record the labels in front of `stmt`; (its own line, the rest of it)."""
+        label = re.match(r"^([$\w.]+)\s*:(?!:)\s*(.*)$", stmt, re.S)
+        while label and not stmt.startswith("@"):
+            if label.group(1) in k.labels:
+                self.error(line, f"label {label.group(1)} is defined twice")
+            k.labels[label.group(1)] = len(k.instructions)
+            line += stmt[:label.start(2)].count("\n")
+            stmt = label.group(2).strip()
+            label = re.match(r"^([$\w.]+)\s*:(?!:)\s*(.*)$", stmt, re.S)
+        return line, stmt
+
     def registers(self, line, stmt):
         m = re.match(r"\.reg\s+(?:\.v\d\s+)?\.(\w+)\s+(.*)$", stmt, re.S)
         if not m or m.group(1) not in TYPE_BYTES:
             self.error(line, "bad .reg declaration", stmt)
         dtype = m.group(1)
         for item in (s.strip() for s in m.group(2).split(",")):
-            rm = re.match(r"^(%[\w$]+)(?:<(\d+)>)?$", item)
+            rm = re.match(r"^(%?[A-Za-z_$][\w$]*)(?:<(\d+)>)?$", item)
             if not rm:
                 self.error(line, "bad register name", item)
             if rm.group(2) is None:
@@ -386,7 +415,9 @@ class _Parser:
             return parse_immediate(t)
         if t == "_":
             return Reg("_")
-        if re.match(r"^[$\w.]+$", t):
+        if any(t in scope for scope in scopes):         # a register named without '%'
+            return Reg(self.rename(t, scopes))
+        if re.match(r"^[$A-Za-z_.][$\w.]*$", t):
             return Symbol(t)
         self.error(line, f"bad operand '{t}'", stmt)
 
@@ -398,6 +429,23 @@ SPECIAL = re.compile(r"^%(tid|ntid|ctaid|nctaid)\.[xyz]$|^%(laneid|warpid|nwarpi
 
 def _is_special(name):
     return bool(SPECIAL.match(name))
+
+
+def _registers(ins):
+    """The Regs an instruction names: guard, operands, and inside addresses and vectors."""
+    stack = list(ins.operands) + ([ins.guard] if ins.guard is not None else [])
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Reg):
+            yield x
+        elif isinstance(x, Vector):
+            stack.extend(x.items)
+        elif isinstance(x, Address) and isinstance(x.base, Reg):
+            yield x.base
+        elif isinstance(x, PredPair):
+            stack.extend((x.value, x.pred))
+        elif isinstance(x, NotPred):
+            yield x.pred
 
 
 def _split_top(text):
