@@ -1151,6 +1151,171 @@ def test_activemask_and_shfl_modes():
     np.testing.assert_array_equal(got[3], (lane >= 3) * 1 + (lane + 5 <= 31) * 2)
 
 
+# membermask rules of the .sync warp operations: every lane a running thread's mask names (and
+# that exists in the block) must run the instruction with it; a shfl source lane must be in the
+# reader's mask. Each body runs on one block of `block` threads; %t0 is the thread index.
+WARP_FAULTS = [
+    # `if (i >= n) return;` then a full-mask shuffle: warp 1 has lanes 16..31 exited
+    ("setp.ge.u32 %p1, %t0, 48;\n@%p1 ret;\nshfl.sync.down.b32 %d, %a, 1, 0x1f, 0xffffffff;",
+     64, r"block 0 thread 32: shfl\.sync: lane 31 of the membermask 0xffffffff is not"),
+    # __ballot_sync(0xffffffff, ...) inside `if (t & 1)`
+    ("and.b32 %r1, %t0, 1;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra SKIP;\n"
+     "setp.gt.u32 %p2, %t0, 8;\nvote.sync.ballot.b32 %d, %p2, 0xffffffff;\nSKIP:",
+     32, r"vote\.sync: lane 30 of the membermask 0xffffffff is not"),
+    ("and.b32 %r1, %t0, 1;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra SKIP;\n"
+     "setp.gt.u32 %p2, %t0, 8;\nvote.sync.all.pred %p3, %p2, 0xffffffff;\nSKIP:",
+     32, r"vote\.sync: lane 30 of the membermask"),
+    # __reduce_add_sync(0xffffffff, ...) inside `if (t < 8)`
+    ("setp.ge.u32 %p1, %t0, 8;\n@%p1 bra SKIP;\nredux.sync.add.s32 %d, %a, 0xffffffff;\nSKIP:",
+     32, r"redux\.sync: lane 31 of the membermask 0xffffffff is not"),
+    ("setp.ge.u32 %p1, %t0, 8;\n@%p1 bra SKIP;\nmatch.any.sync.b32 %d, %a, 0xffffffff;\nSKIP:",
+     32, r"match\.sync: lane 31 of the membermask"),
+    # __shfl_sync(0xffff, v, t + 16) inside `if (t < 16)`: the source lanes are outside the mask
+    ("setp.ge.u32 %p1, %t0, 16;\n@%p1 bra SKIP;\nadd.u32 %r1, %t0, 16;\n"
+     "shfl.sync.idx.b32 %d, %a, %r1, 0x1f, 0xffff;\nSKIP:",
+     32, r"thread 0: shfl\.sync: lane 0 reads lane 16, which is not in its membermask "
+         r"0x0000ffff"),
+    # a 0xffff mask, but only lanes 0..7 get there
+    ("setp.ge.u32 %p1, %t0, 8;\n@%p1 bra SKIP;\nshfl.sync.down.b32 %d, %a, 1, 0x1f, 0xffff;\nSKIP:",
+     32, r"shfl\.sync: lane 15 of the membermask 0xffff is not"),
+    # lanes guarded off do not run it either
+    ("setp.lt.u32 %p1, %t0, 16;\n@%p1 shfl.sync.bfly.b32 %d, %a, 1, 0x1f, 0xffffffff;",
+     32, r"shfl\.sync: lane 31 of the membermask"),
+    # __syncwarp() inside `if (t < 16)`
+    ("setp.ge.u32 %p1, %t0, 16;\n@%p1 bra SKIP;\nbar.warp.sync -1;\nSKIP:",
+     32, r"bar\.warp\.sync: lane 31 of the membermask 0xffffffff is not"),
+    # a thread outside its own mask
+    ("shfl.sync.idx.b32 %d, %a, 0, 0x1f, 0xffff;", 32,
+     r"block 0 thread 16: shfl\.sync: lane 16 is not in its own membermask 0x0000ffff"),
+]
+
+
+@pytest.mark.parametrize("body,block,message", WARP_FAULTS)
+def test_warp_sync_ops_need_every_lane_of_the_mask(body, block, message):
+    with pytest.raises(KernelFault, match=message):
+        run(body, [("u32", np.arange(block, dtype=np.uint32))], "u32", block=block)
+
+
+def test_warp_sync_ops_with_partial_masks():
+    """__activemask()-masked warp operations in divergent code, a shuffle confined to its
+    mask, and a full mask in a block whose last warp is partial all run."""
+    x = np.arange(96, dtype=np.uint32) * 7
+    body = ("and.b32 %r1, %t0, 1;\nsetp.eq.u32 %p1, %r1, 0;\nmov.u32 %d, 0;\nmov.u32 %e, 0;\n"
+            "@%p1 bra SKIP;\nactivemask.b32 %r2;\nadd.u32 %r3, %t0, 2;\nand.b32 %r3, %r3, 31;\n"
+            "shfl.sync.idx.b32 %d, %a, %r3, 0x1f, %r2;\nbar.warp.sync %r2;\n"
+            "redux.sync.add.u32 %r4, %a, %r2;\nsetp.gt.u32 %p2, %t0, 40;\n"
+            "vote.sync.ballot.b32 %r5, %p2, %r2;\nmatch.any.sync.b32 %r6, %r1, %r2;\n"
+            "xor.b32 %r5, %r5, %r6;\nadd.u32 %e, %r4, %r5;\nSKIP:")
+    got = run(body, [("u32", x)], ["u32", "u32"], block=96)
+    t = np.arange(96)
+    lane, base = t % 32, t - t % 32
+    odd = (t & 1) == 1
+    np.testing.assert_array_equal(got[0], np.where(odd, x[base + (lane + 2) % 32], 0))
+    odd_sum = np.repeat(x.reshape(3, 32)[:, 1::2].sum(1), 32)
+    ballot = np.repeat([sum(1 << j for j in range(1, 32, 2) if w * 32 + j > 40)
+                        for w in range(3)], 32)
+    np.testing.assert_array_equal(got[1], np.where(odd, odd_sum + (ballot ^ 0xAAAAAAAA), 0))
+    # a 0xffff mask used by lanes 0..15 only, reading inside it
+    body = ("mov.u32 %d, 0;\nsetp.ge.u32 %p1, %t0, 16;\n@%p1 bra SKIP;\n"
+            "shfl.sync.down.b32 %d, %a, 4, 0x0f, 0xffff;\nSKIP:")
+    got = run(body, [("u32", np.arange(32, dtype=np.uint32))], "u32", block=32)
+    np.testing.assert_array_equal(got, [i + 4 if i < 12 else i if i < 16 else 0
+                                        for i in range(32)])
+    # full masks in a 48-thread block: lanes 16..31 of warp 1 do not exist and are not needed
+    # (a shuffle from one of them gives the reader's own value)
+    dev = Emulator()
+    text = kernel("shfl.sync.down.b32 %d, %a, 16, 0x1f, 0xffffffff;\n"
+                  "setp.ne.u32 %p1, %t0, 1000;\nvote.sync.ballot.b32 %e, %p1, 0xffffffff;\n"
+                  "bar.warp.sync -1;",
+                  ["u32"], ["u32", "u32"])
+    ptxas_ok(text)
+    x = np.arange(48, dtype=np.uint32)
+    po, pe = dev.mem_alloc(4 * 48), dev.mem_alloc(4 * 48)
+    dev.module_from_buffer(text).get_function("k")(po, pe, dev.to_device(x), block=(48, 1, 1))
+    np.testing.assert_array_equal(dev.from_device(po, 48, np.uint32),
+                                  np.r_[np.arange(16, 32), np.arange(16, 48)])
+    np.testing.assert_array_equal(dev.from_device(pe, 48, np.uint32),
+                                  [0xFFFFFFFF] * 32 + [0xFFFF] * 16)
+
+
+WARP_CUDA = r"""
+extern "C" __global__ void shfl_after_return(const float *x, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    if ((threadIdx.x & 31) == 0) out[i / 32] = v;
+}
+extern "C" __global__ void ballot_odd(unsigned *out) {
+    int t = threadIdx.x;
+    if (t & 1) out[t] = __ballot_sync(0xffffffffu, t > 8);
+}
+extern "C" __global__ void reduce_first8(const int *x, int *out) {
+    int t = threadIdx.x;
+    if (t < 8) out[t] = __reduce_add_sync(0xffffffffu, x[t]);
+}
+extern "C" __global__ void shfl_outside_mask(const int *x, int *out) {
+    int t = threadIdx.x;
+    if (t < 16) out[t] = __shfl_sync(0xffffu, x[t], t + 16);
+}
+extern "C" __global__ void active_mask_ops(const int *x, int *out) {
+    int t = threadIdx.x;
+    int v = x[t];
+    if (t & 1) {
+        unsigned mask = __activemask();
+        v = __shfl_sync(mask, v, (t + 2) & 31);
+        __syncwarp(mask);
+        v += __reduce_add_sync(mask, 1) + (__ballot_sync(mask, t > 8) & 0xff);
+    }
+    out[t] = v;
+}
+"""
+
+
+@lru_cache(maxsize=None)
+def warp_cuda_ptx():
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        cu, out = Path(tmp) / "w.cu", Path(tmp) / "w.ptx"
+        cu.write_text(WARP_CUDA)
+        res = subprocess.run(["nvcc", "-arch=sm_90", "-ptx", str(cu), "-o", str(out)],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        return out.read_text()
+
+
+@pytest.mark.parametrize("name,args,block,message", [
+    ("shfl_after_return", (np.ones(64, np.float32), np.zeros(2, np.float32), np.int32(48)), 64,
+     r"shfl\.sync: lane 31 of the membermask 0xffffffff"),
+    ("ballot_odd", (np.zeros(32, np.uint32),), 32, r"vote\.sync: lane 30 of the membermask"),
+    ("reduce_first8", (np.ones(32, np.int32), np.zeros(32, np.int32)), 32,
+     r"redux\.sync: lane 31 of the membermask"),
+    ("shfl_outside_mask", (np.ones(32, np.int32), np.zeros(32, np.int32)), 32,
+     r"lane 0 reads lane 16, which is not in its membermask"),
+    ("shfl_after_return", (np.ones(64, np.float32), np.zeros(2, np.float32), np.int32(64)), 64,
+     None),
+    ("active_mask_ops", (np.arange(64, dtype=np.int32), np.zeros(64, np.int32)), 64, None),
+])
+def test_nvcc_warp_ops_with_absent_lanes(name, args, block, message):
+    dev = Emulator()
+    fn = dev.module_from_buffer(warp_cuda_ptx()).get_function(name)
+    ptrs = [dev.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+    if message is not None:
+        with pytest.raises(KernelFault, match=message):
+            fn(*ptrs, block=(block, 1, 1))
+        return
+    fn(*ptrs, block=(block, 1, 1))
+    if name == "active_mask_ops":
+        t = np.arange(64)
+        lane, base = t % 32, t - t % 32
+        ballot = np.where(base == 0, 0, 0xAA)          # odd lanes with t > 8, bits 0..7
+        want = np.where(t & 1, base + (lane + 2) % 32 + 16 + ballot, t)
+        np.testing.assert_array_equal(dev.from_device(ptrs[1], 64, np.int32), want)
+    else:
+        np.testing.assert_array_equal(dev.from_device(ptrs[1], 2, np.float32), [32, 32])
+
+
 # ---- atomics ------------------------------------------------------------------------------------
 
 def _atomic_kernel(op_text, t, space="global"):
@@ -1310,6 +1475,29 @@ def test_memory_forms():
     got = dev.from_device(po, N, np.float32)
     v = x.reshape(-1, 4)
     np.testing.assert_array_equal(got, v.sum(1) + v[:, 2] + v[:, 3] + v[:, 1] + 1)
+
+
+def test_isspacep_by_window():
+    """isspacep.{global,shared,local} of generic global, shared (cvta.shared) and local
+    (cvta.local) pointers: each is in exactly its own space."""
+    body = ("mov.u64 %x1, %rd2;\nmov.u64 %x2, sm;\ncvta.shared.u64 %x2, %x2;\n"
+            "mov.u64 %x3, lv;\ncvta.local.u64 %x3, %x3;\nmov.u32 %d, 0;\n"
+            + "".join(f"isspacep.{space} %p1, %x{k};\nselp.u32 %r1, {1 << (3 * (k - 1) + j)}, "
+                      f"0, %p1;\nor.b32 %d, %d, %r1;\n"
+                      for k in (1, 2, 3) for j, space in enumerate(("global", "shared", "local"))))
+    got = run(body, [("u32", np.zeros(N, np.uint32))], "u32",
+              regs=" .shared .align 4 .b32 sm[1];\n .local .align 4 .b32 lv[1];")
+    np.testing.assert_array_equal(got, 0b100_010_001)
+
+
+@pytest.mark.parametrize("text", ["atom.global.and.f32 %d, [%rd2], %a;",
+                                  "atom.global.inc.s32 %d, [%rd2], %a;",
+                                  "atom.global.exch.f16x2 %d, [%rd2], %a;",
+                                  "atom.global.or.bf16x2 %d, [%rd2], %a;"])
+def test_atomic_forms_outside_the_table_fault(text):
+    t = text.split()[0].split(".")[-1]
+    with pytest.raises(KernelFault, match=r"unsupported atomic \.\w+ on \.\w+"):
+        run(text, [(t, np.zeros(N, NP[t]))], t, check=False)
 
 
 def test_barrier_reduction():

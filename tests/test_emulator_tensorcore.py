@@ -604,3 +604,23 @@ def test_hand_written_diverged_mma_faults():
     out = dev.mem_alloc(4)
     with pytest.raises(KernelFault, match="mma.sync with only 16 lanes of warp 0"):
         module.get_function("mma_diverged")(out, block=(32, 1, 1))
+
+
+def test_async_shared_passes_keywords_through(monkeypatch):
+    """AsyncShared (shared memory once cp.async is used) forwards the keyword arguments of
+    SharedMemory.load/store (the machine's race-check arguments) after its own pending check."""
+    from accy.runtime.emulator.memory import SharedMemory
+    from accy.runtime.emulator.tensorcore import AsyncShared
+
+    seen = []
+    monkeypatch.setattr(SharedMemory, "load",
+                        lambda self, owner, offsets, dtype, **kw: seen.append(("load", kw)))
+    monkeypatch.setattr(SharedMemory, "store",
+                        lambda self, owner, offsets, values, dtype, **kw:
+                        seen.append(("store", kw)))
+    shared = AsyncShared.wrap(SharedMemory(1, 64), 32)
+    block, offsets = np.zeros(2, np.int64), np.array([0, 4])
+    shared.store(block, offsets, np.ones(2, np.uint32), np.uint32, probe=1)
+    shared.load(block, offsets, np.uint32, probe=2)
+    shared.load(block, offsets, np.uint32)
+    assert seen == [("store", {"probe": 1}), ("load", {"probe": 2}), ("load", {})]

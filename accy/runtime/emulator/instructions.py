@@ -21,6 +21,10 @@ Floating point (PTX ISA 8.x):
   are computed accurately in f64 and rounded: within the hardware's documented ~2 ulp, but
   not its bit pattern. div.approx.f32 keeps the documented quirk: 2^126 < |b| < 2^128 gives 0
   (NaN for an infinite a).
+Warp-synchronous instructions (shfl vote redux match .sync, bar.warp.sync) need every lane their
+membermask names (of those the block has) to run the same instruction with them, each thread
+in its own mask, and a shfl's source lane in the reader's mask: anything else would hang or
+read an undefined value on a GPU and is a KernelFault naming the thread.
 Integer arithmetic wraps; integer division by zero is undefined in PTX and gives -1 (signed)
 or all ones (unsigned) here, and `rem` by zero gives the dividend.
 An instruction or modifier outside this table is an error naming it, never ignored.
@@ -30,14 +34,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE
+from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE, _BF16
+from accy.runtime.emulator.memory import LaneFault, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from accy.runtime.emulator.ptx import Imm, PredPair, Vector, TYPE_BYTES
-
-try:
-    import ml_dtypes
-    _BF16 = np.dtype(ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - a hard dependency of accy
-    _BF16 = None
 
 TYPES = set(TYPE_BYTES) - {"pred"}
 SPACES = ("global", "shared", "param", "const", "local")
@@ -91,10 +90,6 @@ def _mode(ins, allowed=FROUND, default="rn"):
     if modes and modes[0] not in allowed:
         _unsupported(ins, f"rounding .{modes[0]}")
     return modes[0] if modes else default
-
-
-def _threads(m, r):
-    return np.arange(m.T)[r] if isinstance(r, slice) else r
 
 
 _TINY = {np.dtype(np.float32): np.float32(2.0 ** -126), np.dtype(np.float16): np.float16(2.0 ** -14),
@@ -168,10 +163,6 @@ def _two_prod_err(a, b, p):
     return ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _sign(x):
-    return np.sign(x)
-
-
 def _overflowed(q, *inputs):
     """Lanes whose f64 result is infinite from finite inputs (exact is finite, |exact| < |q|)."""
     out = np.isinf(q)
@@ -204,7 +195,7 @@ def _fix_lanes(lanes, exact, q, s, set_q=False):
 def _add_exact(a, b, mode="rn"):
     with np.errstate(all="ignore"):
         q = a + b
-        s = _sign(_two_sum_err(a, b, q))
+        s = np.sign(_two_sum_err(a, b, q))
     finite = np.isfinite(q)
     s = np.where(finite, s, np.where(_overflowed(q, a, b), -np.sign(q), 0.0))
     if mode == "rm":
@@ -226,7 +217,7 @@ def _mul_exact(a, b, narrow=False):
         q = a * b
         if narrow:                         # <= 24-bit significands: the f64 product is exact
             return q, np.zeros_like(q)
-        s = _sign(_two_prod_err(a, b, q))
+        s = np.sign(_two_prod_err(a, b, q))
     aa, ab, aq = np.abs(a), np.abs(b), np.abs(q)
     with np.errstate(invalid="ignore"):
         safe = (aa < 2.0 ** 995) & (ab < 2.0 ** 995) & (aq > 2.0 ** -960)
@@ -486,9 +477,6 @@ def _float_instruction(ins, m, kind, n_in, allowed=(), modes=FROUND, default="rn
 
 # ---- data movement ------------------------------------------------------------------------------
 
-HANDLERS = None     # set below
-
-
 class Handlers:
     """The instruction table: opcode -> builder(instruction, machine) -> fn(run)."""
 
@@ -574,26 +562,27 @@ def _space(ins, mods=None):
     return "generic"
 
 
-def _vector(ins):
-    for v in ("v2", "v4", "v8"):
-        if v in ins.mods:
-            return int(v[1:])
-    return 1
+_MEMORY_MODS = set(SPACES) | CACHE_HINTS | {"v2", "v4"}
 
 
-@op("ld", "ldu")
-def _ld(ins, m):
+def _memory_form(ins):
+    """ld/ldu/st: (type, state space, the two operands), checking the modifiers and dropping
+    the cache-policy operand of .L2::cache_hint."""
     mods = _normalize_space(ins)
     for x in mods:
-        if x not in set(SPACES) | CACHE_HINTS | {"v2", "v4"} and x not in TYPE_BYTES:
+        if x not in _MEMORY_MODS and x not in TYPE_BYTES:
             _unsupported(ins, f"modifier .{x}")
-    t, space = _type(ins, mods), _space(ins, mods)
     ops = ins.operands
     if len(ops) == 3 and "L2::cache_hint" in mods:
         ops = ops[:2]                       # the cache policy operand
     if len(ops) != 2:
         raise KernelFault(f"'{ins.opcode}' takes 2 operands, got {len(ops)}")
-    d, a = ops
+    return _type(ins, mods), _space(ins, mods), ops
+
+
+@op("ld", "ldu")
+def _ld(ins, m):
+    t, space, (d, a) = _memory_form(ins)
     targets = d.items if isinstance(d, Vector) else (d,)
     w = TYPE_BYTES[t]
     if space == "param":
@@ -605,6 +594,7 @@ def _ld(ins, m):
                 value = np.frombuffer(chunk.ljust(w, b"\0"), VIEW[t])[0]
                 m.write(tgt, np.full(m._count(r), value, VIEW[t]), t, r)
         return run_param
+
     def run(r):
         base = m.address(a, r)
         for i, tgt in enumerate(targets):
@@ -614,17 +604,7 @@ def _ld(ins, m):
 
 @op("st")
 def _st(ins, m):
-    mods = _normalize_space(ins)
-    for x in mods:
-        if x not in set(SPACES) | CACHE_HINTS | {"v2", "v4"} and x not in TYPE_BYTES:
-            _unsupported(ins, f"modifier .{x}")
-    t, space = _type(ins, mods), _space(ins, mods)
-    ops = ins.operands
-    if len(ops) == 3 and "L2::cache_hint" in mods:
-        ops = ops[:2]
-    if len(ops) != 2:
-        raise KernelFault(f"'st' takes 2 operands, got {len(ops)}")
-    a, s = ops
+    t, space, (a, s) = _memory_form(ins)
     sources = s.items if isinstance(s, Vector) else (s,)
     w = TYPE_BYTES[t]
     if space in ("const", "param"):
@@ -646,7 +626,6 @@ def _prefetch(ins, m):
 def _cvta(ins, m):
     """Global and .const addresses are generic addresses here; shared and local offsets live
     in windows of the generic space."""
-    from accy.runtime.emulator.memory import SHARED_WINDOW, LOCAL_WINDOW
     mods = _normalize_space(ins)
     t = _type(ins, mods)
     d, s = _operands(ins, 2)
@@ -663,22 +642,28 @@ def _cvta(ins, m):
     return run
 
 
+def _in_window(v, base):
+    return (v >= np.uint64(base)) & (v < np.uint64(base + WINDOW_SIZE))
+
+
 @op("isspacep")
 def _isspacep(ins, m):
-    from accy.runtime.emulator.memory import SHARED_WINDOW
+    """A generic address is shared or local by its window, else global (.const and .param
+    variables have no generic windows here: always false)."""
     mods = _normalize_space(ins)
     space = _space(ins, mods)
     d, a = _operands(ins, 2)
-    lo, hi = np.uint64(SHARED_WINDOW), np.uint64(SHARED_WINDOW + (1 << 32))
 
     def run(r):
         v = m.read(a, "u64", r)
-        shared = (v >= lo) & (v < hi)
+        shared, local = _in_window(v, SHARED_WINDOW), _in_window(v, LOCAL_WINDOW)
         if space == "shared":
             out = shared
+        elif space == "local":
+            out = local
         elif space == "global":
-            out = ~shared
-        else:                      # no local/const/param windows in this emulator
+            out = ~(shared | local)
+        else:
             out = np.zeros(v.shape, bool)
         m.write(d, out, "pred", r)
     return run
@@ -1729,7 +1714,7 @@ def _noop(ins, m):
 def _bar(ins, m):
     mods = set(ins.mods)
     if "warp" in mods:
-        return lambda r: None
+        return _bar_warp(ins, m)
     if "cluster" in mods:
         _unsupported(ins, "cluster barriers")
     if "arrive" in mods:
@@ -1747,6 +1732,17 @@ def _bar(ins, m):
     return run
 
 
+def _bar_warp(ins, m):
+    """bar.warp.sync membermask (__syncwarp): lockstep execution needs no waiting, but every
+    lane the mask names must be here."""
+    _check_mods(ins, {"warp", "sync"})
+    (mask_op,) = _operands(ins, 1)
+
+    def run(r):
+        _warp_setup(m, r, mask_op, "bar.warp.sync")
+    return run
+
+
 def _bar_red(ins, m):
     kind = next((x for x in ins.mods if x in ("popc", "and", "or")), None)
     if kind is None:
@@ -1758,9 +1754,8 @@ def _bar_red(ins, m):
 
     def run(r):
         m.check_barrier(r, ins)
-        threads = _threads(m, r)
         p = m.read(c, "pred", r)
-        blocks = m.block_of[threads]
+        blocks = m.block_of[m.threads(r)]
         count = np.bincount(blocks, weights=p.astype(np.float64), minlength=m.blocks)
         total = np.bincount(blocks, minlength=m.blocks)
         if kind == "popc":
@@ -1779,19 +1774,33 @@ def _fence(ins, m):
 
 # ---- warp-level -------------------------------------------------------------------------------
 
-def _warp_setup(m, r, mask_operand):
-    """(threads, warp index, lane, membermask or None) for the running threads."""
-    threads = _threads(m, r)
+def _warp_setup(m, r, mask_operand, what):
+    """(threads, warp index, lane, membermask or None) for the running threads. With a
+    membermask, each running thread must be in its own mask, and every lane a mask names (that
+    exists in the block) must be running this instruction too: a lane that exited, is at
+    another instruction or is guarded off would leave the warp waiting on a GPU."""
+    threads = m.threads(r)
     warp = m.warp_of[threads]
     lane = m.special["laneid"][threads]
-    mask = m.read(mask_operand, "b32", r).astype(np.int64) if mask_operand is not None else None
-    if mask is not None:
-        inside = (mask >> lane) & 1
-        if not inside.all():
-            t = int(threads[np.nonzero(inside == 0)[0][0]])
-            raise KernelFault(f"thread {t % m.block_size} is not in its own membermask "
-                              f"{int(mask[0]):#010x}")
+    if mask_operand is None:
+        return threads, warp, lane, None
+    mask = m.read(mask_operand, "b32", r).astype(np.int64)
+    outside = ((mask >> lane) & 1) == 0
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise LaneFault(f"{what}: lane {int(lane[i])} is not in its own membermask "
+                        f"{int(mask[i]):#010x}", [i])
+    if not isinstance(r, slice):       # a slice: every thread of the launch runs it
+        m.check_warp_lanes(r, mask, what)
     return threads, warp, lane, mask
+
+
+def _lane_bits(m, warp, lane):
+    """Per warp of the launch: the mask of the lanes among threads (warp, lane) (distinct
+    threads: the sum of their bits is exact in f64)."""
+    bits = np.bincount(warp, weights=(np.int64(1) << lane).astype(np.float64),
+                       minlength=int(m.warp_of[-1]) + 1)
+    return bits.astype(np.int64)
 
 
 @op("vote")
@@ -1809,12 +1818,10 @@ def _vote(ins, m):
     nwarps = int(m.warp_of[-1]) + 1
 
     def run(r):
-        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op, "vote.sync")
         p = m.read(a, "pred", r)
         if mode == "ballot":
-            bits = np.zeros(nwarps, np.uint64)
-            np.bitwise_or.at(bits, warp, p.astype(np.uint64) << lane.astype(np.uint64))
-            m.write(d, bits[warp].astype(np.uint32), "b32", r)
+            m.write(d, _lane_bits(m, warp[p], lane[p])[warp].astype(np.uint32), "b32", r)
             return
         count = np.bincount(warp, minlength=nwarps)
         true = np.bincount(warp, weights=p.astype(np.float64), minlength=nwarps)
@@ -1827,47 +1834,44 @@ def _vote(ins, m):
 @op("activemask")
 def _activemask(ins, m):
     (d,) = _operands(ins, 1)
-    nwarps = int(m.warp_of[-1]) + 1
 
     def run(r):
-        threads = _threads(m, r)
-        warp, lane = m.warp_of[threads], m.special["laneid"][threads].astype(np.uint64)
-        bits = np.zeros(nwarps, np.uint64)
-        np.bitwise_or.at(bits, warp, np.uint64(1) << lane)
-        m.write(d, bits[warp].astype(np.uint32), "b32", r)
+        threads = m.threads(r)
+        warp = m.warp_of[threads]
+        lanes = _lane_bits(m, warp, m.special["laneid"][threads])[warp]
+        m.write(d, lanes.astype(np.uint32), "b32", r)
     return run
 
 
-_REDUX = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
-          "or": np.bitwise_or, "xor": np.bitwise_xor}
+# integer add/min/max/and/or/xor (redux.sync and the atomics) and their identities
+_INT_OPS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+            "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def _identity(kind, dtype):
+    """The x with kind(x, y) == y for every y of integer type dtype."""
+    info = np.iinfo(dtype)
+    return {"add": 0, "or": 0, "xor": 0, "min": info.max, "max": info.min,
+            "and": -1 if info.min < 0 else info.max}[kind]
 
 
 @op("redux")
 def _redux(ins, m):
     t = _type(ins)
-    kind = next((x for x in ins.mods if x in _REDUX), None)
-    _check_mods(ins, set(_REDUX) | {"sync"})
+    kind = next((x for x in ins.mods if x in _INT_OPS), None)
+    _check_mods(ins, set(_INT_OPS) | {"sync"})
     if kind is None or t not in ("u32", "s32", "b32"):
         _unsupported(ins, "redux form")
     d, a, mask_op = _operands(ins, 3)
     nwarps = int(m.warp_of[-1]) + 1
-    ufunc = _REDUX[kind]
+    ufunc = _INT_OPS[kind]
 
     def run(r):
-        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op, "redux.sync")
         x = m.read(a, t, r)
-        if kind == "add":
-            acc = np.zeros(nwarps, np.uint64)
-            np.add.at(acc, warp, x.view(np.uint32).astype(np.uint64))
-            out = (acc & _M32).astype(np.uint32)
-        else:
-            init = {"min": np.iinfo(x.dtype).max, "max": np.iinfo(x.dtype).min, "and": -1,
-                    "or": 0, "xor": 0}[kind]
-            acc = np.full(nwarps, np.array(init).astype(x.dtype) if kind != "and" else
-                          np.array(-1).astype(np.int64).astype(x.dtype), x.dtype)
-            ufunc.at(acc, warp, x)
-            out = acc
-        m.write(d, out[warp], t, r)
+        acc = np.full(nwarps, _identity(kind, x.dtype), x.dtype)
+        ufunc.at(acc, warp, x)                       # integer add wraps, as PTX's
+        m.write(d, acc[warp], t, r)
     return run
 
 
@@ -1882,7 +1886,7 @@ def _match(ins, m):
     value_reg, pred_reg = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
 
     def run(r):
-        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op, "match.sync")
         x = m.read(a, t, r).astype(np.uint64)
         # group threads by (warp, value); the result is the lane mask of the group
         key = np.stack([warp.astype(np.uint64), x], axis=1)
@@ -1919,9 +1923,10 @@ def _shfl(ins, m):
     d, a, b, c = ops[:4]
     mask_op = ops[4] if sync else None
     value_reg, pred_reg = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
+    what = "shfl.sync" if sync else "shfl"
 
     def run(r):
-        threads, warp, lane, mask = _warp_setup(m, r, mask_op)
+        threads, warp, lane, mask = _warp_setup(m, r, mask_op, what)
         bval = m.read(b, "u32", r).astype(np.int64) & 31
         cval = m.read(c, "u32", r).astype(np.int64)
         segmask = (cval >> 8) & 31
@@ -1939,11 +1944,18 @@ def _shfl(ins, m):
         else:
             j = min_lane | (bval & ~segmask)
             ok = j <= max_lane
-        j = np.where(ok, j, lane)
-        source = threads - lane + j
-        source = np.where(m.local[threads] - lane + j < m.block_size, source, threads)
-        values = m.read(a, t, source)
-        m.write(value_reg, values, t, r)
+        # a source lane past the end of a partial last warp does not exist: the own value
+        j = np.where(ok & (m.local[threads] - lane + j < m.block_size), j, lane)
+        # the source lane must take part: be in the reader's membermask (without one: active)
+        allowed = mask if mask is not None else _lane_bits(m, warp, lane)[warp]
+        absent = ((allowed >> j) & 1) == 0
+        if absent.any():
+            i = int(np.flatnonzero(absent)[0])
+            where = f"in its membermask {int(mask[i]):#010x}" if mask is not None else \
+                "executing it"
+            raise LaneFault(f"{what}: lane {int(lane[i])} reads lane {int(j[i])}, which is not "
+                            f"{where} (the value would be undefined)", [i])
+        m.write(value_reg, m.read(a, t, threads - lane + j), t, r)
         if pred_reg is not None:
             m.write(pred_reg, ok, "pred", r)
     return run
@@ -1951,51 +1963,65 @@ def _shfl(ins, m):
 
 # ---- atomics ---------------------------------------------------------------------------------
 
-def _atomic_fn(ins, kind, t, ftz):
-    """(dtype the memory is accessed as, fn(old, value) -> new)."""
-    if t in ("f16x2", "bf16x2"):
-        if kind not in ("add", "min", "max"):
-            _unsupported(ins, f"atomic .{kind} on .{t}")
-        elem = PACKED[t]
-        core = _float_fn("add", elem) if kind == "add" else _float_minmax(kind == "min", False,
-                                                                          False)
-        return "b32", lambda old, v: _pack(core(_unpack(old, elem), _unpack(v, elem)))
-    if _is_float(t):
+def _float_or_int(kind):
+    """fn(type, ftz) -> fn(old, value) of atomic add/min/max: IEEE (add rounded once, .f32
+    flushing subnormals with ftz) on a float type, wrapping integer arithmetic otherwise."""
+    def make(t, ftz):
+        if not _is_float(t):
+            return _INT_OPS[kind]
         if kind == "add":
-            core = _float_fn("add", t, ftz=ftz)
-            return t, core
-        if kind in ("min", "max"):
-            return t, _float_minmax(kind == "min", False, False)
-        if kind == "exch":
-            return t, lambda old, v: v
+            return _float_fn("add", t, ftz=ftz)
+        return _float_minmax(kind == "min", False, False)
+    return make
+
+
+def _exch(old, v):
+    return v
+
+
+def _inc(old, v):
+    return np.where(old >= v, np.uint32(0), old + np.uint32(1))
+
+
+def _dec(old, v):
+    return np.where((old == 0) | (old > v), v, old - np.uint32(1))
+
+
+# atomic op -> (the types it is defined on: the classes "int", "float" and "packed" (.f16x2,
+# .bf16x2: the op on each half) or type names, fn(type or packed element type, ftz) -> the
+# function of (old, value) giving the new value); cas is handled on its own
+_ATOMIC = {
+    "add": ({"int", "float", "packed"}, _float_or_int("add")),
+    "min": ({"int", "float", "packed"}, _float_or_int("min")),
+    "max": ({"int", "float", "packed"}, _float_or_int("max")),
+    "and": ({"int"}, lambda t, ftz: _INT_OPS["and"]),
+    "or": ({"int"}, lambda t, ftz: _INT_OPS["or"]),
+    "xor": ({"int"}, lambda t, ftz: _INT_OPS["xor"]),
+    "exch": ({"int", "float"}, lambda t, ftz: _exch),
+    "inc": ({"u32"}, lambda t, ftz: _inc),
+    "dec": ({"u32"}, lambda t, ftz: _dec),
+}
+_ATOMIC_OPS = set(_ATOMIC) | {"cas"}
+
+
+def _atomic_fn(ins, kind, t, ftz):
+    """(type the memory is accessed as, fn(old, value) -> new)."""
+    allowed, make = _ATOMIC[kind]
+    cls = "packed" if t in ("f16x2", "bf16x2") else "float" if _is_float(t) else "int"
+    if cls not in allowed and t not in allowed:
         _unsupported(ins, f"atomic .{kind} on .{t}")
-    if kind == "add":
-        return t, np.add
-    if kind in ("min", "max"):
-        return t, np.minimum if kind == "min" else np.maximum
-    if kind in ("and", "or", "xor"):
-        return t, {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
-    if kind == "exch":
-        return t, lambda old, v: v
-    if kind == "inc":
-        if t != "u32":
-            _unsupported(ins, "atom.inc on a type other than .u32")
-        return t, lambda old, v: np.where(old >= v, np.uint32(0), old + np.uint32(1))
-    if kind == "dec":
-        if t != "u32":
-            _unsupported(ins, "atom.dec on a type other than .u32")
-        return t, lambda old, v: np.where((old == 0) | (old > v), v, old - np.uint32(1))
-    _unsupported(ins, f"atomic .{kind}")
-
-
-_ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec")
+    if cls != "packed":
+        return t, make(t, ftz)
+    elem = PACKED[t]
+    core = make(elem, False)
+    return "b32", lambda old, v: _pack(core(_unpack(old, elem), _unpack(v, elem)))
 
 
 @op("atom", "red")
 def _atom(ins, m):
     mods = _normalize_space(ins)
     for x in mods:
-        if x not in set(_ATOMIC_OPS) | SCOPES | SEMANTICS | {"global", "shared", "noftz",
+        if x not in _ATOMIC_OPS | SCOPES | SEMANTICS | {"global", "shared", "noftz",
                                                               "L2::cache_hint"} \
                 and x not in TYPE_BYTES and x not in PACKED:
             _unsupported(ins, f"modifier .{x}")

@@ -164,17 +164,17 @@ def scatter(m, regs, frag, etype, mat, run):
 # ---- warps ------------------------------------------------------------------------------------
 
 def warps(m, run, what):
-    """Number of warps in `run`, checking that it is made of whole warps (lane 0..31 in order);
-    returns (nw, threads or None)."""
+    """Number of warps in `run`, checking that it is made of whole warps (lane 0..31 in order),
+    so that `m.threads(run).reshape(nw, 32)` is the warps' threads."""
     if isinstance(run, slice) and run == slice(None) and m.block_size % 32 == 0:
-        return m.T // 32, None
+        return m.T // 32
     threads = m.threads(run)
     n = len(threads)
     if n % 32 == 0 and n:
         lanes = m.special["laneid"][threads].reshape(-1, 32)
         w = m.warp_of[threads].reshape(-1, 32)
         if (lanes == _LANE).all() and (w == w[:, :1]).all():
-            return n // 32, threads
+            return n // 32
     w = m.warp_of[threads]
     ids, counts = np.unique(w, return_counts=True)
     bad = np.nonzero(counts < 32)[0]
@@ -240,7 +240,7 @@ def _mma(ins, m):
     M, K, N = fa.rows, fa.cols, fb.cols
 
     def run(r):
-        nw, _ = warps(m, r, "mma.sync")
+        nw = warps(m, r, "mma.sync")
         A = gather(m, a, fa, atype, r, nw).reshape(nw, M, K)
         B = gather(m, b, fb, btype, r, nw).reshape(nw, K, N)
         C = gather(m, c, fc, ctype, r, nw).reshape(nw, M, N)
@@ -270,11 +270,9 @@ def _uniform(m, values, nw, what):
     return v[:, 0]
 
 
-def _warp_threads(m, r, nw, threads):
+def _warp_threads(m, r, nw):
     """Thread index of lane 0 of each warp (for shared-memory block lookups)."""
-    if threads is None:
-        return np.arange(nw, dtype=np.int64) * 32
-    return threads.reshape(nw, 32)[:, 0]
+    return m.threads(r).reshape(nw, 32)[:, 0]
 
 
 def _matrix_addresses(base, stride, layout, rows, cols, esize):
@@ -319,11 +317,11 @@ def _wmma_memory(ins, m, kind):
     esize = TYPE_BYTES[etype]
 
     def run(r):
-        nw, threads = warps(m, r, f"wmma.{kind}")
+        nw = warps(m, r, f"wmma.{kind}")
         base = _uniform(m, m.address(addr, r), nw, "the address")
         stride = _uniform(m, m.read(stride_op, "u32", r), nw, "the stride")
         where = _matrix_addresses(base, stride, layout, frag.rows, frag.cols, esize).reshape(-1)
-        owner = np.repeat(_warp_threads(m, r, nw, threads), frag.rows * frag.cols)
+        owner = np.repeat(_warp_threads(m, r, nw), frag.rows * frag.cols)
         try:
             if kind == "load":
                 values = m.load(space, where, etype, owner).astype(np.float64)
@@ -357,7 +355,7 @@ def _wmma_mma(ins, m):
                   _regs(b, fb.nregs, "wmma B"), _regs(c, fc.nregs, "wmma C"))
 
     def run(r):
-        nw, _ = warps(m, r, "wmma.mma")
+        nw = warps(m, r, "wmma.mma")
         A = gather(m, a, fa, atype, r, nw).reshape(nw, 16, 16)
         B = gather(m, b, fb, atype, r, nw).reshape(nw, 16, 16)
         C = gather(m, c, fc, ctype, r, nw).reshape(nw, 16, 16)
@@ -400,11 +398,10 @@ def _ldmatrix(ins, m):
     er, ec = _element_index("trans" in ins.mods)
 
     def run(r):
-        nw, threads = warps(m, r, "ldmatrix")
+        nw = warps(m, r, "ldmatrix")
         rows = _row_addresses(m, addr, r, nw, count)
         where = rows[..., None] + np.arange(0, 16, 2, dtype=np.uint64)      # (nw, count, 8, 8)
-        lanes = threads.reshape(nw, 32) if threads is not None else \
-            np.arange(nw * 32, dtype=np.int64).reshape(nw, 32)
+        lanes = m.threads(r).reshape(nw, 32)
         owner = np.repeat(lanes[:, :8 * count], 8).reshape(-1)
         try:
             mats = m.load(space, where.reshape(-1), "b16", owner).reshape(nw, count, 8, 8)
@@ -426,7 +423,7 @@ def _stmatrix(ins, m):
     er, ec = _element_index("trans" in ins.mods)
 
     def run(r):
-        nw, threads = warps(m, r, "stmatrix")
+        nw = warps(m, r, "stmatrix")
         rows = _row_addresses(m, addr, r, nw, count)
         mats = np.empty((nw, count, 8, 8), np.uint16)
         for i, reg in enumerate(regs):
@@ -434,8 +431,7 @@ def _stmatrix(ins, m):
             mats[:, i][:, er, ec] = np.stack([word & np.uint32(0xFFFF), word >> np.uint32(16)],
                                              -1).astype(np.uint16)
         where = rows[..., None] + np.arange(0, 16, 2, dtype=np.uint64)
-        lanes = threads.reshape(nw, 32) if threads is not None else \
-            np.arange(nw * 32, dtype=np.int64).reshape(nw, 32)
+        lanes = m.threads(r).reshape(nw, 32)
         owner = np.repeat(lanes[:, :8 * count], 8).reshape(-1)
         try:
             m.store(space, where.reshape(-1), mats.reshape(-1), "b16", owner)
@@ -471,13 +467,13 @@ class AsyncShared(SharedMemory):
                               f"{int(np.asarray(offsets)[i[0]])} has a cp.async copy in flight",
                               i, np.asarray(offsets)[i])
 
-    def load(self, block, offsets, dtype):
+    def load(self, block, offsets, dtype, **kw):
         self._pending_check(block, offsets, np.dtype(dtype).itemsize, "read")
-        return super().load(block, offsets, dtype)
+        return super().load(block, offsets, dtype, **kw)
 
-    def store(self, block, offsets, values, dtype):
+    def store(self, block, offsets, values, dtype, **kw):
         self._pending_check(block, offsets, np.dtype(dtype).itemsize, "write")
-        return super().store(block, offsets, values, dtype)
+        return super().store(block, offsets, values, dtype, **kw)
 
     def issue(self, threads, block, offsets, raw):
         """Copy raw (n, size) bytes to the threads' destinations and mark them pending."""
