@@ -128,3 +128,15 @@ def build_func(ctx, name="f", inputs=(F32, F32), results=(F32,), module=None):
 def counts(ctx):
     """The Context's live record counts, to check that a failed operation changed nothing."""
     return (ctx.num_operations, ctx.num_values, ctx.num_blocks, ctx.attribute_bytes)
+
+
+@pytest.fixture(scope="session")
+def ptx(tmp_path_factory):
+    """PTX of the CUDA test kernels (tests/emulator_kernels/*.cu), compiled once per session."""
+    from emulator_helpers import compile_kernels
+    return compile_kernels(tmp_path_factory.mktemp("nvcc_ptx"))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng()

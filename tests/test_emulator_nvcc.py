@@ -2,51 +2,16 @@
 compiled with `nvcc -arch=sm_90 -ptx` at test time, run on the emulator, and compared with numpy
 on fresh random inputs. Exact operations are compared bit for bit; approximate ones (__expf,
 rsqrtf, __fdividef, reductions in another order) with tolerances that fit the math."""
-import shutil
-import subprocess
 from fractions import Fraction
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-from accy.runtime.emulator import Emulator
+from emulator_helpers import load
 
-KERNELS = Path(__file__).parent / "emulator_kernels"
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F32_EPS = float(np.finfo(np.float32).eps)
-
-
-@pytest.fixture(scope="session")
-def ptx(tmp_path_factory):
-    """PTX text of every tests/emulator_kernels/*.cu, compiled once per session (in parallel)."""
-    if shutil.which("nvcc") is None:
-        pytest.skip("nvcc is not on PATH: the CUDA toolkit is needed to compile the test kernels")
-    out = tmp_path_factory.mktemp("nvcc_ptx")
-    jobs = {}
-    for cu in sorted(KERNELS.glob("*.cu")):
-        target = out / f"{cu.stem}.ptx"
-        jobs[cu.stem] = (target, subprocess.Popen(
-            ["nvcc", "-arch=sm_90", "-ptx", str(cu), "-o", str(target)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    texts = {}
-    for stem, (target, proc) in jobs.items():
-        _, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, f"nvcc failed on {stem}.cu:\n{err}"
-        texts[stem] = target.read_text()
-    return texts
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng()
-
-
-def load(ptx, module, kernel):
-    """(a fresh device, the kernel) from the PTX of tests/emulator_kernels/<module>.cu."""
-    dev = Emulator()
-    return dev, dev.module_from_buffer(ptx[module]).get_function(kernel)
 
 
 def blocks(n, size):

@@ -66,6 +66,7 @@ class Machine:
             "lanemask_gt": (0xFFFFFFFF ^ ((np.int64(2) << lane) - 1)),
             "lanemask_ge": (0xFFFFFFFF ^ ((np.int64(1) << lane) - 1))})
         self.warp_of = blk * ((self.block_size + 31) // 32) + local // 32
+        self.warp_in_block = (local // 32).astype(np.int8)     # for the shared race check
         self.regs = {name: np.zeros(n, np.bool_ if dt == "pred" else STORAGE[TYPE_BYTES[dt]])
                      for name, dt in kernel.registers.items()}
         self.reg_types = kernel.registers
@@ -242,7 +243,7 @@ class Machine:
         offsets = addresses.astype(np.int64)
         if space == "shared":
             memory, owner = self.shared, self._blocks(idx)
-            kw = {} if atomic else {"warps": (self.local[self.threads(idx)] // 32).astype(np.int8)}
+            kw = {} if atomic else {"warps": self.warp_in_block[idx]}
         else:
             memory, owner, kw = self.local_memory, self.threads(idx), {}
         return memory.load(owner, offsets, dtype, **kw) if values is None else \

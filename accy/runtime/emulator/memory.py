@@ -139,12 +139,10 @@ class SharedMemory:
         self.data = np.zeros((rows, self.row), np.uint8)
         self.written = np.zeros((rows, self.row), np.uint8)
         self.racecheck = racecheck
-        if racecheck:
+        if racecheck:       # per address: (barrier epoch << 6) | (warp + 1) of the last access
             self.epoch = np.zeros(rows, np.int32)       # barriers each block has passed
-            self.writer = np.full(rows * self.row, -1, np.int8)
-            self.reader = np.full(rows * self.row, -1, np.int8)
-            self.write_epoch = np.zeros(rows * self.row, np.int32)
-            self.read_epoch = np.zeros(rows * self.row, np.int32)
+            self.last_write = np.zeros(rows * self.row, np.int32)
+            self.last_read = np.zeros(rows * self.row, np.int32)
 
     def barrier(self, rows):
         """The blocks `rows` passed a barrier: what came before is ordered with what follows."""
@@ -155,23 +153,20 @@ class SharedMemory:
         """Fault on another warp's unsynchronized access to the same addresses; then record
         this one."""
         at = owner * self.row + np.asarray(offsets, np.int64)
-        epoch = self.epoch[owner]
-        checks = [(self.writer, self.write_epoch, "wrote")]
-        if write:
-            checks.append((self.reader, self.read_epoch, "read"))
-        for who, when, verb in checks:
-            other = who[at]
-            race = (other >= 0) & (other != warps) & (when[at] == epoch)
+        mine = (self.epoch[owner] << 6) | (warps.astype(np.int32) + 1)
+        checks = ((self.last_write, "wrote"), (self.last_read, "read")) if write else \
+            ((self.last_write, "wrote"),)
+        for last, verb in checks:
+            other = last[at]
+            race = (other >> 6 == mine >> 6) & (other != 0) & (other != mine)
             if race.any():
                 i = np.flatnonzero(race)
                 raise MemoryFault(
                     f"race on shared memory at offset {int(np.asarray(offsets)[i[0]])}: "
                     f"{'written' if write else 'read'} by warp {int(warps[i[0]])} after warp "
-                    f"{int(other[i[0]])} {verb} it, with no barrier between (a missing "
+                    f"{int(other[i[0]] & 63) - 1} {verb} it, with no barrier between (a missing "
                     f"bar.sync / __syncthreads)", i, np.asarray(offsets)[i])
-        mine = (self.writer, self.write_epoch) if write else (self.reader, self.read_epoch)
-        mine[0][at] = warps
-        mine[1][at] = epoch
+        (self.last_write if write else self.last_read)[at] = mine
 
     def _check(self, offsets, width):
         if not len(offsets):

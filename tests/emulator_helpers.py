@@ -1,0 +1,36 @@
+"""Shared by the emulator tests: the CUDA test kernels (tests/emulator_kernels/*.cu) compiled
+once per session with `nvcc -arch=sm_90 -ptx` (the `ptx` fixture, in conftest.py), and `load`."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from accy.runtime.emulator import Emulator
+
+KERNELS = Path(__file__).parent / "emulator_kernels"
+
+
+def compile_kernels(out):
+    """PTX text of every tests/emulator_kernels/*.cu by stem, compiled in parallel into `out`;
+    skips the test if nvcc is missing."""
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not on PATH: the CUDA toolkit is needed to compile the test kernels")
+    jobs = {}
+    for cu in sorted(KERNELS.glob("*.cu")):
+        target = out / f"{cu.stem}.ptx"
+        jobs[cu.stem] = (target, subprocess.Popen(
+            ["nvcc", "-arch=sm_90", "-ptx", str(cu), "-o", str(target)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    texts = {}
+    for stem, (target, proc) in jobs.items():
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"nvcc failed on {stem}.cu:\n{err}"
+        texts[stem] = target.read_text()
+    return texts
+
+
+def load(ptx, module, kernel):
+    """(a fresh device, the kernel) from the PTX of tests/emulator_kernels/<module>.cu."""
+    dev = Emulator()
+    return dev, dev.module_from_buffer(ptx[module]).get_function(kernel)
