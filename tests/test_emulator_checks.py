@@ -98,3 +98,13 @@ def test_undeclared_registers_are_load_errors():
             "  .reg .b32 %r<2>;\n  mov.u32 %r9, 1;\n  ret;\n}\n")
     with pytest.raises(PtxError, match=r"line 7: undeclared register %r9"):
         Emulator().module_from_buffer(text)
+
+
+def test_reading_past_a_parameter_is_an_error():
+    from accy.runtime.emulator import Emulator
+    text = (".version 8.0\n.target sm_90\n.address_size 64\n"
+            ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<2>;\n"
+            "  ld.param.u32 %r1, [out+8];\n  ret;\n}\n")
+    dev = Emulator()
+    with pytest.raises(KernelFault, match=r"line 7: ld.param of 4 bytes at offset 8 of a 8-byte"):
+        dev.module_from_buffer(text).get_function("k")(dev.mem_alloc(4))

@@ -587,11 +587,14 @@ def _ld(ins, m):
     w = TYPE_BYTES[t]
     if space == "param":
         raw, offset = m.param_bytes(a)
+        if not 0 <= offset <= offset + len(targets) * w <= len(raw):
+            raise KernelFault(f"ld.param of {len(targets) * w} bytes at offset {offset} of a "
+                              f"{len(raw)}-byte parameter")
+        values = [np.frombuffer(raw[offset + i * w: offset + (i + 1) * w], VIEW[t])[0]
+                  for i in range(len(targets))]
 
         def run_param(r):
-            for i, tgt in enumerate(targets):
-                chunk = raw[offset + i * w: offset + (i + 1) * w]
-                value = np.frombuffer(chunk.ljust(w, b"\0"), VIEW[t])[0]
+            for tgt, value in zip(targets, values):
                 m.write(tgt, np.full(m._count(r), value, VIEW[t]), t, r)
         return run_param
 
