@@ -1,0 +1,177 @@
+"""`TargetProfile`: what the kernels are compiled for, read from the module attribute
+`accy.target` (a dictionary), with defaults for what it leaves out.
+
+    builtin.module {accy.target = {arch = "sm_90", ptx_version = "8.0", artifact_format = "ptx",
+                                   math_tier = "exact",
+                                   row_pipeline_schedules = [{row_length = 1024, dtype = "f32",
+                                                              threads_per_row = 256,
+                                                              elements_per_thread = 4}],
+                                   scan_schedules = [{length = 4096, dtype = "f32",
+                                                      threads = 512, elements_per_thread = 8}]}}
+
+- arch: sm_80, sm_86, sm_89, sm_90, sm_90a; ptx_version: the PTX ISA version the emitter writes
+  (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx or cubin;
+  math_tier: exact (IEEE + - * / sqrt correctly rounded, transcendentals within a stated ulp
+  bound; an unsupported kernel falls back to the host) or fast (approximate instructions,
+  flush-to-zero; an unsupported kernel is an error).
+- Generated schedules are per-shape launch parameters that an autotuner writes; kernels whose
+  shape has none use `default_row_schedule` / `default_scan_schedule`.
+Anything malformed raises TargetError naming the key, never a silent default.
+"""
+from dataclasses import dataclass
+
+from accy._core.attributes import DictAttr
+from accy._core.types import DTYPES
+from accy.errors import AccyError
+from accy.passes.core import AnalysisDescriptor
+
+ATTRIBUTE = "accy.target"
+ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+PTX_VERSIONS = ("7.8", "8.0", "8.1", "8.2", "8.3", "8.4", "8.5", "8.6", "8.7", "8.8", "9.0")
+ARTIFACT_FORMATS = ("ptx", "cubin")
+MATH_TIERS = ("exact", "fast")
+
+
+class TargetError(AccyError):
+    """A malformed `accy.target` attribute; names the key and what it accepts."""
+
+
+@dataclass(frozen=True)
+class RowSchedule:
+    """Launch parameters of a row pipeline (softmax, norms) over rows of `row_length`."""
+    row_length: int
+    dtype: str
+    threads_per_row: int
+    elements_per_thread: int
+
+
+@dataclass(frozen=True)
+class ScanSchedule:
+    """Launch parameters of a scan over `length` elements."""
+    length: int
+    dtype: str
+    threads: int
+    elements_per_thread: int
+
+
+@dataclass(frozen=True)
+class TargetProfile:
+    arch: str = "sm_90"
+    ptx_version: str = "8.0"
+    artifact_format: str = "ptx"
+    math_tier: str = "exact"
+    row_pipeline_schedules: tuple = ()
+    scan_schedules: tuple = ()
+
+    def row_schedule(self, row_length, dtype):
+        """The generated schedule for rows of this length and dtype, else the default."""
+        for s in self.row_pipeline_schedules:
+            if (s.row_length, s.dtype) == (row_length, dtype):
+                return s
+        return default_row_schedule(row_length, dtype)
+
+    def scan_schedule(self, length, dtype):
+        for s in self.scan_schedules:
+            if (s.length, s.dtype) == (length, dtype):
+                return s
+        return default_scan_schedule(length, dtype)
+
+    def text(self):
+        lines = [f"target {self.arch}, PTX {self.ptx_version}, {self.artifact_format}, "
+                 f"math tier {self.math_tier}"]
+        lines += [f"  row schedule {s.row_length} x {s.dtype}: {s.threads_per_row} threads/row, "
+                  f"{s.elements_per_thread} elements/thread" for s in self.row_pipeline_schedules]
+        lines += [f"  scan schedule {s.length} x {s.dtype}: {s.threads} threads, "
+                  f"{s.elements_per_thread} elements/thread" for s in self.scan_schedules]
+        return "\n".join(lines)
+
+
+def default_row_schedule(row_length, dtype):
+    """A warp per row up to 1024 elements, a block of up to 1024 threads beyond; each thread
+    keeps at most 8 elements in registers and loops for the rest."""
+    threads = 32 if row_length <= 1024 else min(1024, _next_power_of_two(-(-row_length // 8)))
+    return RowSchedule(row_length, dtype, threads, max(1, min(8, -(-row_length // threads))))
+
+
+def default_scan_schedule(length, dtype):
+    """One block of up to 1024 threads, 4 elements each per pass."""
+    threads = min(1024, max(32, _next_power_of_two(-(-length // 4))))
+    return ScanSchedule(length, dtype, threads, 4)
+
+
+def _next_power_of_two(n):
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def read_target_profile(op):
+    """The TargetProfile of module `op` (its `accy.target` attribute; defaults when absent)."""
+    attr = op.attributes.get(ATTRIBUTE)
+    if attr is None:
+        return TargetProfile()
+    if not isinstance(attr, DictAttr):
+        raise TargetError(f"{ATTRIBUTE} must be a dictionary, got {attr!r}")
+    items = dict(attr.items())
+    known = {"arch", "ptx_version", "artifact_format", "math_tier", "row_pipeline_schedules",
+             "scan_schedules"}
+    unknown = sorted(set(items) - known)
+    if unknown:
+        raise TargetError(f"{ATTRIBUTE} has unknown keys {unknown}; known: {sorted(known)}")
+    d = TargetProfile()
+    profile = TargetProfile(
+        arch=_choice(items, "arch", ARCHS, d.arch),
+        ptx_version=_choice(items, "ptx_version", PTX_VERSIONS, d.ptx_version),
+        artifact_format=_choice(items, "artifact_format", ARTIFACT_FORMATS, d.artifact_format),
+        math_tier=_choice(items, "math_tier", MATH_TIERS, d.math_tier),
+        row_pipeline_schedules=_schedules(items, "row_pipeline_schedules", RowSchedule,
+                                          ("row_length", "threads_per_row",
+                                           "elements_per_thread"), "row_length"),
+        scan_schedules=_schedules(items, "scan_schedules", ScanSchedule,
+                                  ("length", "threads", "elements_per_thread"), "length"))
+    if profile.arch == "sm_90a" and PTX_VERSIONS.index(profile.ptx_version) < 1:
+        raise TargetError("sm_90a needs ptx_version 8.0 or later")
+    return profile
+
+
+def _choice(items, key, allowed, default):
+    value = items.get(key, default)
+    if value not in allowed:
+        raise TargetError(f"{ATTRIBUTE}.{key} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _schedules(items, key, kind, int_fields, shape_field):
+    value = items.get(key, ())
+    if not isinstance(value, tuple):
+        raise TargetError(f"{ATTRIBUTE}.{key} must be a list of dictionaries, got {value!r}")
+    out, seen = [], set()
+    for i, entry in enumerate(value):
+        where = f"{ATTRIBUTE}.{key}[{i}]"
+        if not isinstance(entry, DictAttr):
+            raise TargetError(f"{where} must be a dictionary, got {entry!r}")
+        fields = dict(entry.items())
+        expected = set(int_fields) | {"dtype"}
+        if set(fields) != expected:
+            raise TargetError(f"{where} needs exactly the keys {sorted(expected)}, got "
+                              f"{sorted(fields)}")
+        if fields["dtype"] not in DTYPES:
+            raise TargetError(f"{where}.dtype must be a dtype name, got {fields['dtype']!r}")
+        for name in int_fields:
+            v = fields[name]
+            if type(v) is not int or not 1 <= v <= (2**31 - 1 if name == shape_field else 1024):
+                raise TargetError(f"{where}.{name} must be an integer in [1, "
+                                  f"{2**31 - 1 if name == shape_field else 1024}], got {v!r}")
+        schedule = kind(**fields)
+        shape = (getattr(schedule, shape_field), schedule.dtype)
+        if shape in seen:
+            raise TargetError(f"{where} repeats the schedule for {shape}")
+        seen.add(shape)
+        out.append(schedule)
+    return tuple(out)
+
+
+TARGET_PROFILE = AnalysisDescriptor("TargetProfile")
+
+
+def target_profile(pass_context, module):
+    """The module's TargetProfile through the analysis cache (computed once per module epoch)."""
+    return pass_context.get_analysis(module, TARGET_PROFILE, lambda op, scope: read_target_profile(op))
