@@ -305,8 +305,8 @@ class Machine:
     def atomic(self, space, addresses, values, dtype, idx, fn, compare=None):
         """Read-modify-write at `addresses`, one thread at a time in thread order where
         addresses repeat; returns the old values. Integer adds resolve in one pass (a running
-        sum per location); a numpy ufunc over few hot locations runs as one `accumulate` per
-        location; anything else (CAS, lambdas) in rounds of one thread per location."""
+        sum per location); few hot locations fold one by one (a numpy ufunc as one
+        `accumulate`); many locations go in rounds of one thread per location."""
         threads = self.threads(idx)
         key = addresses.astype(np.uint64)
         if space == "shared":
@@ -338,14 +338,24 @@ class Machine:
                 access(first, base + running[starts + sizes - 1] - before[starts])
                 return old
             rounds = int(sizes.max()) if len(sizes) else 0
-            if isinstance(fn, np.ufunc) and compare is None and len(starts) < rounds:
+            if len(starts) < rounds:        # few hot locations: fold each in thread order
                 base = access(first)
                 for g, (start, size) in enumerate(zip(starts, sizes)):
                     who = order[start:start + size]
-                    seq = fn.accumulate(np.r_[base[g:g + 1], values[who].astype(view)],
-                                        dtype=view)
-                    old[who] = seq[:-1]
-                    base[g] = seq[-1]
+                    if isinstance(fn, np.ufunc) and compare is None:
+                        seq = fn.accumulate(np.r_[base[g:g + 1], values[who].astype(view)],
+                                            dtype=view)
+                        old[who] = seq[:-1]
+                        base[g] = seq[-1]
+                        continue
+                    current = base[g:g + 1]
+                    for k in who:           # CAS and lambdas: one element at a time
+                        old[k] = current[0]
+                        if compare is not None:
+                            current = np.where(current == compare[k], values[k:k + 1], current)
+                        else:
+                            current = np.asarray(fn(current, values[k:k + 1])).astype(view)
+                    base[g] = current[0]
                 access(first, base)
                 return old
             rank = np.arange(len(order)) - np.repeat(starts, sizes)
