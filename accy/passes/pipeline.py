@@ -23,6 +23,7 @@ _PASSES = {
     "cse": "accy.passes.cse",
     "dce": "accy.passes.dce",
     "decompose-attention": "accy.passes.decompose_attention",
+    "shape": "accy.passes.shape_layout",
 }
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
