@@ -132,7 +132,20 @@ def opt(args):
             print(f"// {count:8d} {name}")
     if args.fingerprint:
         print(f"// fingerprint {module.fingerprint()}")
+    if args.print_plans:
+        print(_plans(module))
     return 0
+
+
+def _plans(module):
+    """The preparation analyses of `module`, as comment lines: the target profile, then per
+    function its shape/layout analysis (the schedule, outline and buffer plans join them as
+    they are built)."""
+    from accy.passes.shape_layout import compute_shape_layout
+    from accy.passes.target import read_target_profile
+    texts = [read_target_profile(module).text()]
+    texts += [compute_shape_layout(op).text() for op in module.body if op.name == "builtin.func"]
+    return "\n".join("// " + line for text in texts for line in text.splitlines())
 
 
 def main(argv=None):
@@ -146,6 +159,9 @@ def main(argv=None):
                    help="accept ops that no dialect registers")
     p.add_argument("--stats", action="store_true", help="print op counts")
     p.add_argument("--fingerprint", action="store_true", help="print the structural hash")
+    p.add_argument("--print-plans", action="store_true",
+                   help="after the pipeline, print the preparation plans (target profile, "
+                        "shapes and index maps per function)")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--pipeline", metavar="P",
                    help="pass pipeline, e.g. 'canonicalize{max-iterations=4},func(cse),dce'; passes: "

@@ -79,3 +79,17 @@ def test_pass_benchmark_runs_small():
     assert r.returncode == 0, r.stderr
     for case in ("canonicalize (i32)", "cse (dup)", "dce (dead)", "cache hit (Cython)"):
         assert case in r.stdout
+
+
+def test_opt_prints_the_plans(tmp_path):
+    import numpy as np
+    import accy
+    import accy.ops as ops
+    src = tmp_path / "softmax.mlir"
+    src.write_text(accy.jit(lambda x: ops.softmax(x)).lower(np.ones((2, 4), np.float32)).print())
+    r = run_accy("opt", str(src), "--pipeline", "canonicalize,cse,shape", "--print-plans")
+    assert r.returncode == 0, r.stderr
+    plans = [line for line in r.stdout.splitlines() if line.startswith("// ")]
+    assert plans[0] == "// target sm_90, PTX 8.0, ptx, math tier exact"
+    assert "// ShapeLayoutAnalysis @main" in plans
+    assert any("[broadcast]" in line for line in plans)
