@@ -273,12 +273,18 @@ def assert_bits(actual, expected, what=""):
         a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
         an, en = np.isnan(a64), np.isnan(e64)
         bad = (an != en) | (~an & (actual.view(u) != expected.view(u)))
-    if bad.any():
-        idx = np.argwhere(bad) if bad.ndim else [()]
-        shown = [f"at {tuple(i)}: got {actual[tuple(i)]!r}, want {expected[tuple(i)]!r}"
-                 for i in idx[:8]]
-        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} differ\n  "
-                             + "\n  ".join(shown))
+    _report(bad, actual, expected, f"{what}: {{}} of {bad.size} differ")
+
+
+def _report(bad, actual, expected, header):
+    """Raise AssertionError listing the first few places where `bad` holds (`header` gets the
+    count through `{}`)."""
+    if not bad.any():
+        return
+    idx = np.argwhere(bad) if bad.ndim else [()]
+    shown = [f"at {tuple(i)}: got {actual[tuple(i)]!r}, want {expected[tuple(i)]!r}"
+             for i in idx[:8]]
+    raise AssertionError(header.format(int(bad.sum())) + "\n  " + "\n  ".join(shown))
 
 
 def ulp(x, dtype):
@@ -310,12 +316,7 @@ def assert_close_ulp(actual, expected_f64, dtype, ulps, what=""):
     with np.errstate(invalid="ignore"):
         far = np.abs(a2 - e2) > ulps * ulp(e2, dtype)
     bad = (an != en) | (~an & ~en & ~same_inf & far)
-    if bad.any():
-        idx = np.argwhere(bad) if bad.ndim else [()]
-        shown = [f"at {tuple(i)}: got {a[tuple(i)]!r}, want {expected_f64[tuple(i)]!r}"
-                 for i in idx[:8]]
-        raise AssertionError(f"{what}: {int(bad.sum())} of {bad.size} beyond {ulps} ulp\n  "
-                             + "\n  ".join(shown))
+    _report(bad, a, expected_f64, f"{what}: {{}} of {bad.size} beyond {ulps} ulp")
 
 
 def _scalar(v):

@@ -67,21 +67,21 @@ def kernel(body, in_types, out_types, regs=""):
         lines.append(regs)
     lines += [" mov.u32 %t0, %tid.x;", " mov.u32 %t1, %ctaid.x;", " mov.u32 %t2, %ntid.x;",
               " mad.lo.u32 %t3, %t1, %t2, %t0;"]
+    def element(k, param, t):
+        """Lines leaving this thread's element address of array `param` in %rd{k + 2}."""
+        size = np.dtype(NP[t]).itemsize
+        return [f" ld.param.u64 %rd{k}, [{param}];", f" cvta.to.global.u64 %rd{k}, %rd{k};",
+                f" mul.wide.u32 %rd{k + 1}, %t3, {size};",
+                f" add.u64 %rd{k + 2}, %rd{k}, %rd{k + 1};"]
     k = 0
     for j, (name, t) in enumerate(zip(names_in, in_types)):
-        size = np.dtype(NP[t]).itemsize
-        lines += [f" ld.param.u64 %rd{k}, [pi{j}];", f" cvta.to.global.u64 %rd{k}, %rd{k};",
-                  f" mul.wide.u32 %rd{k + 1}, %t3, {size};",
-                  f" add.u64 %rd{k + 2}, %rd{k}, %rd{k + 1};",
-                  f" ld.global.{LDT.get(t, REG.get(t, t))} %{name}, [%rd{k + 2}];"]
+        lines += element(k, f"pi{j}", t)
+        lines.append(f" ld.global.{LDT.get(t, REG.get(t, t))} %{name}, [%rd{k + 2}];")
         k += 3
     lines += [" " + x.strip() for x in body.strip().split("\n")]
     for j, (name, t) in enumerate(zip(names_out, out_types)):
-        size = np.dtype(NP[t]).itemsize
-        lines += [f" ld.param.u64 %rd{k}, [po{j}];", f" cvta.to.global.u64 %rd{k}, %rd{k};",
-                  f" mul.wide.u32 %rd{k + 1}, %t3, {size};",
-                  f" add.u64 %rd{k + 2}, %rd{k}, %rd{k + 1};",
-                  f" st.global.{LDT.get(t, REG.get(t, t))} [%rd{k + 2}], %{name};"]
+        lines += element(k, f"po{j}", t)
+        lines.append(f" st.global.{LDT.get(t, REG.get(t, t))} [%rd{k + 2}], %{name};")
         k += 3
     lines += [" ret;", "}", ""]
     return "\n".join(lines)

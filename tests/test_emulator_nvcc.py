@@ -371,26 +371,27 @@ def test_float_to_int_conversions(ptx, rng):
                                   .astype(np.uint32).view(np.int32), err_msg="float -> uint")
 
 
+def _int_to_float(ptx, k, kernel, outputs):
+    """scalar_ops' `kernel` on ints `k`: (n, outputs) f32 results."""
+    n = len(k)
+    dev, fn = load(ptx, "scalar_ops", kernel)
+    out = dev.mem_alloc(4 * outputs * n)
+    fn(dev.to_device(k), out, np.int32(n), block=(128, 1, 1), grid=blocks(n, 128))
+    return dev.from_device(out, (n, outputs), np.float32)
+
+
 def test_int_to_float_conversions(ptx, rng):
-    n = 256
-    k = _int_inputs(rng, n)
-    dev, fn = load(ptx, "scalar_ops", "int_to_float")
-    pk, po = dev.to_device(k), dev.mem_alloc(8 * n)
-    fn(pk, po, np.int32(n), block=(128, 1, 1), grid=blocks(n, 128))
-    got = dev.from_device(po, (n, 2), np.float32)
+    k = _int_inputs(rng, 256)
+    got = _int_to_float(ptx, k, "int_to_float", 2)
     bits_equal(got[:, 0], k.astype(np.float32))
     bits_equal(got[:, 1], k.view(np.uint32).astype(np.float32))
 
 
 def test_int_to_float_round_toward_zero(ptx, rng):
-    n = 256
-    k = _int_inputs(rng, n)
-    dev, fn = load(ptx, "scalar_ops", "int_to_float_rz")
-    pk, po = dev.to_device(k), dev.mem_alloc(4 * n)
-    fn(pk, po, np.int32(n), block=(128, 1, 1), grid=blocks(n, 128))
+    k = _int_inputs(rng, 256)
     rn = k.astype(np.float32)
     away = np.abs(rn.astype(np.float64)) > np.abs(k.astype(np.float64))
-    bits_equal(dev.from_device(po, n, np.float32),
+    bits_equal(_int_to_float(ptx, k, "int_to_float_rz", 1)[:, 0],
                np.where(away, np.nextafter(rn, np.float32(0)), rn).astype(np.float32))
 
 

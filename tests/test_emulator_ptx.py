@@ -172,12 +172,17 @@ def _nan_pairs(rng):
     return a, b
 
 
+def _run_on_pairs(kernel, a, b, words, dtype):
+    """Run edge_cases.ptx's `kernel` on 64 threads (a, b) -> (64, words) results."""
+    dev, fn = load("edge_cases.ptx", kernel)
+    out = dev.mem_alloc(4 * words * 64)
+    fn(dev.to_device(a), dev.to_device(b), out, block=(64, 1, 1))
+    return dev.from_device(out, (64, words), dtype)
+
+
 def test_nan_in_min_max_and_setp(rng):
     a, b = _nan_pairs(rng)
-    dev, fn = load("edge_cases.ptx", "nan_compare")
-    pa, pb, po = dev.to_device(a), dev.to_device(b), dev.mem_alloc(48 * 64)
-    fn(pa, pb, po, block=(64, 1, 1))
-    got = dev.from_device(po, (64, 12), np.uint32)
+    got = _run_on_pairs("nan_compare", a, b, 12, np.uint32)
     bits_equal(got[:, 0].view(np.float32), np.fmin(a, b), "min.f32")    # NaN loses to a number
     bits_equal(got[:, 1].view(np.float32), np.fmax(a, b), "max.f32")
     nan = np.isnan(a) | np.isnan(b)
@@ -192,10 +197,7 @@ def test_nan_in_min_max_and_setp(rng):
 
 def test_min_max_nan_modifier_propagates(rng):
     a, b = _nan_pairs(rng)
-    dev, fn = load("edge_cases.ptx", "nan_propagate")
-    pa, pb, po = dev.to_device(a), dev.to_device(b), dev.mem_alloc(8 * 64)
-    fn(pa, pb, po, block=(64, 1, 1))
-    got = dev.from_device(po, (64, 2), np.float32)
+    got = _run_on_pairs("nan_propagate", a, b, 2, np.float32)
     bits_equal(got[:, 0], np.minimum(a, b), "min.NaN.f32")
     bits_equal(got[:, 1], np.maximum(a, b), "max.NaN.f32")
 
@@ -336,46 +338,31 @@ def _fault(name, kernel, args, **launch):
     return str(info.value)
 
 
-def test_out_of_bounds_store_one_past_the_end():
-    n = 40
-    holder = {}
-
-    def out(dev):
-        holder["base"] = dev.mem_alloc(4 * n)
-        return holder["base"]
-    msg = _fault("faults.ptx", "oob_store", [out], block=(n + 1, 1, 1))
-    line = line_of("faults.ptx", "st.global.u32 [%rd3], %r1;", "oob_store")
-    assert "kernel oob_store" in msg and f"line {line}" in msg, msg
-    assert "st.global.u32 [%rd3], %r1" in msg, msg
-    assert "block 0 thread 40" in msg, msg
-    assert f"{holder['base'] + 4 * n:#x}" in msg and "out-of-bounds" in msg, msg
+GLOBAL_FAULTS = [
+    # kernel, faulting instruction, block size, thread, address - first allocation, kind
+    ("oob_store", "st.global.u32 [%rd3], %r1;", 41, 40, 4 * 40, "out-of-bounds"),
+    ("misaligned_load", "ld.global.u32 %r2, [%rd5];", 32, 5, 22, "misaligned"),
+    ("oob_generic_load", "ld.u32 %r2, [%rd5];", 32, 7, -4, "out-of-bounds"),
+]
 
 
-def test_misaligned_load():
-    holder = {}
+@pytest.mark.parametrize("kernel,instruction,block,thread,offset,kind", GLOBAL_FAULTS,
+                         ids=[f[0] for f in GLOBAL_FAULTS])
+def test_bad_global_accesses_name_kernel_line_thread_and_address(kernel, instruction, block,
+                                                                 thread, offset, kind):
+    """The first argument is a 40-int allocation (kernels that read take its values as input,
+    and the second, if any, is where they write)."""
+    bases = []
 
-    def inp(dev):
-        holder["base"] = dev.to_device(np.arange(32, dtype=np.int32))
-        return holder["base"]
-    msg = _fault("faults.ptx", "misaligned_load", [inp, lambda dev: dev.mem_alloc(128)],
-                 block=(32, 1, 1), grid=(1, 1, 1))
-    line = line_of("faults.ptx", "ld.global.u32 %r2, [%rd5];", "misaligned_load")
-    assert "kernel misaligned_load" in msg and f"line {line}" in msg, msg
-    assert "ld.global.u32 %r2, [%rd5]" in msg and "block 0 thread 5" in msg, msg
-    assert "misaligned" in msg and f"{holder['base'] + 22:#x}" in msg, msg
-
-
-def test_out_of_bounds_generic_load_before_the_start():
-    holder = {}
-
-    def inp(dev):
-        holder["base"] = dev.to_device(np.arange(32, dtype=np.int32))
-        return holder["base"]
-    msg = _fault("faults.ptx", "oob_generic_load", [inp, lambda dev: dev.mem_alloc(128)],
-                 block=(32, 1, 1))
-    line = line_of("faults.ptx", "ld.u32 %r2, [%rd5];", "oob_generic_load")
-    assert "kernel oob_generic_load" in msg and f"line {line}" in msg, msg
-    assert "block 0 thread 7" in msg and f"{holder['base'] - 4:#x}" in msg, msg
+    def first(dev):
+        bases.append(dev.to_device(np.arange(40, dtype=np.int32)))
+        return bases[0]
+    args = [first] if kernel == "oob_store" else [first, lambda dev: dev.mem_alloc(128)]
+    msg = _fault("faults.ptx", kernel, args, block=(block, 1, 1))
+    line = line_of("faults.ptx", instruction, kernel)
+    assert f"kernel {kernel}" in msg and f"line {line}" in msg, msg
+    assert instruction.rstrip(";") in msg and f"block 0 thread {thread}" in msg, msg
+    assert kind in msg and f"{bases[0] + offset:#x}" in msg, msg
 
 
 def test_read_of_uninitialized_shared_memory():

@@ -767,18 +767,11 @@ def _dot_exact(lhs, rhs, lb, rb, lc, rc):
         total = Fraction(0) if is_float else 0
         for c in np.ndindex(*cshape):
             li_full, ri_full = [0] * lhs.ndim, [0] * rhs.ndim
-            for d, v in zip(lb, b):
-                li_full[d] = v
-            for d, v in zip(rb, b):
-                ri_full[d] = v
-            for d, v in zip(lf, li):
-                li_full[d] = v
-            for d, v in zip(rf, ri):
-                ri_full[d] = v
-            for d, v in zip(lc, c):
-                li_full[d] = v
-            for d, v in zip(rc, c):
-                ri_full[d] = v
+            for full, pairs in ((li_full, ((lb, b), (lf, li), (lc, c))),
+                                (ri_full, ((rb, b), (rf, ri), (rc, c)))):
+                for dims, values in pairs:
+                    for d, v in zip(dims, values):
+                        full[d] = v
             total += conv(lhs[tuple(li_full)]) * conv(rhs[tuple(ri_full)])
         out[o] = total
     return out

@@ -682,6 +682,13 @@ def _cc(m):
     return cc
 
 
+def _add_carry(x, y, cin):
+    """x + y + cin on unsigned arrays (wrapping) and the carry out of it."""
+    s1 = x + y
+    out = s1 + cin
+    return out, (s1 < x) | (out < s1)
+
+
 def _int_add(ins, m, t, sub, carry_in, carry_out):
     d, a, b = _operands(ins, 3)
     w = TYPE_BYTES[t]
@@ -697,10 +704,9 @@ def _int_add(ins, m, t, sub, carry_in, carry_out):
             if carry_out:             # borrow out
                 cc[r] = (x < y) | ((x == y) & (cin != 0))
         else:
-            s1 = x + y
-            out = s1 + cin
+            out, carry = _add_carry(x, y, cin)
             if carry_out:
-                cc[r] = (s1 < x) | (out < s1)
+                cc[r] = carry
         m.write(d, out.view(VIEW[t]), t, r)
     return run
 
@@ -895,11 +901,9 @@ def _madc(ins, m, t, mul, rt, carry_in):
         with np.errstate(over="ignore"):
             p = np.asarray(mul(m.read(a, t, r), m.read(b, t, r))).view(u)
             z = m.read(c, rt, r).view(u)
-            cin = cc[r].astype(u) if carry_in else u(0)
-            s1 = p + z
-            out = s1 + cin
+            out, carry = _add_carry(p, z, cc[r].astype(u) if carry_in else u(0))
             if carry_out:
-                cc[r] = (s1 < p) | (out < s1)
+                cc[r] = carry
             m.write(d, out.view(VIEW[rt]), rt, r)
     return run
 
@@ -1806,18 +1810,23 @@ def _lane_bits(m, warp, lane):
     return bits.astype(np.int64)
 
 
-@op("vote")
-def _vote(ins, m):
-    mode = next((x for x in ins.mods if x in ("all", "any", "uni", "ballot")), None)
+def _warp_form(ins, modes, operands):
+    """(mode, operands, membermask operand or None) of vote/shfl: one of `modes`, and
+    `operands` operands plus the membermask with `.sync`."""
+    mode = next((x for x in ins.mods if x in modes), None)
     if mode is None:
-        _unsupported(ins, "vote form")
-    _check_mods(ins, {"all", "any", "uni", "ballot", "sync"})
+        _unsupported(ins, f"{ins.opcode} form")
+    _check_mods(ins, set(modes) | {"sync"})
     sync = "sync" in ins.mods
     ops = ins.operands
-    if len(ops) != (3 if sync else 2):
-        raise KernelFault(f"vote takes {3 if sync else 2} operands")
-    d, a = ops[:2]
-    mask_op = ops[2] if sync else None
+    if len(ops) != operands + sync:
+        raise KernelFault(f"{ins.opcode} takes {operands + sync} operands, got {len(ops)}")
+    return mode, ops[:operands], ops[operands] if sync else None
+
+
+@op("vote")
+def _vote(ins, m):
+    mode, (d, a), mask_op = _warp_form(ins, ("all", "any", "uni", "ballot"), 2)
     nwarps = int(m.warp_of[-1]) + 1
 
     def run(r):
@@ -1914,17 +1923,9 @@ def _match(ins, m):
 
 @op("shfl")
 def _shfl(ins, m):
-    mode = next((x for x in ins.mods if x in ("up", "down", "bfly", "idx")), None)
-    if mode is None:
-        _unsupported(ins, "shfl form")
-    _check_mods(ins, {"up", "down", "bfly", "idx", "sync"})
+    mode, (d, a, b, c), mask_op = _warp_form(ins, ("up", "down", "bfly", "idx"), 4)
     t = _type(ins)
-    sync = "sync" in ins.mods
-    ops = ins.operands
-    if len(ops) != (5 if sync else 4):
-        raise KernelFault(f"shfl takes {5 if sync else 4} operands, got {len(ops)}")
-    d, a, b, c = ops[:4]
-    mask_op = ops[4] if sync else None
+    sync = mask_op is not None
     value_reg, pred_reg = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
     what = "shfl.sync" if sync else "shfl"
 

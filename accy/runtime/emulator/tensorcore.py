@@ -389,54 +389,38 @@ def _element_index(trans):
     return (col, row) if trans else (row, col)
 
 
-@op("ldmatrix")
-def _ldmatrix(ins, m):
+@op("ldmatrix", "stmatrix")
+def _matrix_move(ins, m):
+    """ldmatrix / stmatrix: 8x8 b16 matrices between shared memory (a row address per lane)
+    and the warp's registers (each lane holds two elements of each matrix)."""
+    store = ins.opcode == "stmatrix"
     count = _matrix_count(ins)
     space = _space(ins)
-    d, addr = ins.operands
-    regs = _regs(d, count, f"ldmatrix .x{count}")
+    regs_operand, addr = (ins.operands[1], ins.operands[0]) if store else ins.operands
+    regs = _regs(regs_operand, count, f"{ins.opcode} .x{count}")
     er, ec = _element_index("trans" in ins.mods)
 
     def run(r):
-        nw = warps(m, r, "ldmatrix")
+        nw = warps(m, r, ins.opcode)
         rows = _row_addresses(m, addr, r, nw, count)
-        where = rows[..., None] + np.arange(0, 16, 2, dtype=np.uint64)      # (nw, count, 8, 8)
-        lanes = m.threads(r).reshape(nw, 32)
-        owner = np.repeat(lanes[:, :8 * count], 8).reshape(-1)
+        where = (rows[..., None] + np.arange(0, 16, 2, dtype=np.uint64)).reshape(-1)
+        owner = np.repeat(m.threads(r).reshape(nw, 32)[:, :8 * count], 8).reshape(-1)
         try:
-            mats = m.load(space, where.reshape(-1), "b16", owner).reshape(nw, count, 8, 8)
-        except MemoryFault as e:
+            if store:
+                mats = np.empty((nw, count, 8, 8), np.uint16)
+                for i, reg in enumerate(regs):
+                    word = m.read(reg, "b32", r).reshape(nw, 32)
+                    mats[:, i][:, er, ec] = np.stack(
+                        [word & np.uint32(0xFFFF), word >> np.uint32(16)], -1).astype(np.uint16)
+                m.store(space, where, mats.reshape(-1), "b16", owner)
+                return
+            mats = m.load(space, where, "b16", owner).reshape(nw, count, 8, 8)
+        except MemoryFault as e:        # the k-th element access belongs to lane ...
             raise _remap(e, lambda k: k // (64 * count) * 32 + k // 8 % (8 * count)) from None
         for i, reg in enumerate(regs):
             halves = mats[:, i][:, er, ec].astype(np.uint32)               # (nw, 32, 2)
             m.write(reg, (halves[..., 0] | halves[..., 1] << np.uint32(16)).reshape(-1),
                     "b32", r)
-    return run
-
-
-@op("stmatrix")
-def _stmatrix(ins, m):
-    count = _matrix_count(ins)
-    space = _space(ins)
-    addr, s = ins.operands
-    regs = _regs(s, count, f"stmatrix .x{count}")
-    er, ec = _element_index("trans" in ins.mods)
-
-    def run(r):
-        nw = warps(m, r, "stmatrix")
-        rows = _row_addresses(m, addr, r, nw, count)
-        mats = np.empty((nw, count, 8, 8), np.uint16)
-        for i, reg in enumerate(regs):
-            word = m.read(reg, "b32", r).reshape(nw, 32)
-            mats[:, i][:, er, ec] = np.stack([word & np.uint32(0xFFFF), word >> np.uint32(16)],
-                                             -1).astype(np.uint16)
-        where = rows[..., None] + np.arange(0, 16, 2, dtype=np.uint64)
-        lanes = m.threads(r).reshape(nw, 32)
-        owner = np.repeat(lanes[:, :8 * count], 8).reshape(-1)
-        try:
-            m.store(space, where.reshape(-1), mats.reshape(-1), "b16", owner)
-        except MemoryFault as e:
-            raise _remap(e, lambda k: k // (64 * count) * 32 + k // 8 % (8 * count)) from None
     return run
 
 
