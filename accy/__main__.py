@@ -139,13 +139,9 @@ def opt(args):
 
 def _plans(module):
     """The preparation analyses of `module`, as comment lines: the target profile, then per
-    function its shape/layout analysis (the schedule, outline and buffer plans join them as
-    they are built)."""
-    from accy.passes.shape_layout import compute_shape_layout
-    from accy.passes.target import read_target_profile
-    texts = [read_target_profile(module).text()]
-    texts += [compute_shape_layout(op).text() for op in module.body if op.name == "builtin.func"]
-    return "\n".join("// " + line for text in texts for line in text.splitlines())
+    function its shape/layout analysis, schedule plan, kernel outlines and buffer plan."""
+    from accy.passes.plans import plans_text
+    return "\n".join("// " + line for line in plans_text(module).splitlines())
 
 
 def main(argv=None):

@@ -175,3 +175,13 @@ def erasing_pass(name, erase, description):
         else:
             ctx.preserve_all_analyses()
     return Pass(name, run, description)
+
+
+def analysis_pass(name, get, what):
+    """A pass that computes an analysis of every `builtin.func` below its op through the cache
+    (`get(pass_context, func)`) and changes no IR, so it preserves every analysis."""
+    def run(op, pass_context):
+        for func in op.walk(name="builtin.func"):
+            get(pass_context, func)
+        pass_context.preserve_all_analyses()
+    return Pass(name, run, f"compute {what} for every function; changes no IR")

@@ -24,6 +24,9 @@ _PASSES = {
     "dce": "accy.passes.dce",
     "decompose-attention": "accy.passes.decompose_attention",
     "shape": "accy.passes.shape_layout",
+    "schedule": "accy.passes.schedule",
+    "outline": "accy.passes.outline",
+    "bufferize": "accy.passes.bufferize",
 }
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 

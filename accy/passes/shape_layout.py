@@ -34,7 +34,7 @@ import numpy as np
 
 from accy._core.registry import ELEMENTWISE
 from accy._core.types import numpy_dtype
-from accy.passes.core import AnalysisDescriptor, Pass, WorkContract
+from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 
 BUFFER_ALIGNMENT = 256       # bytes: what the buffer plan guarantees for each buffer's start
 
@@ -563,12 +563,10 @@ class ShapeLayoutAnalysis:
 
     def text(self):
         """A deterministic dump; values are numbered as the printer numbers them."""
-        numbers = {}
+        numbers = value_numbers(self.func)
 
         def name(v):
-            if v not in numbers:
-                numbers[v] = len(numbers)
-            return f"%{numbers[v]}"
+            return f"%{numbers[v]}" if v in numbers else "%<<outside>>"
 
         def layout(v):
             lay = self.layouts.get(v)
@@ -592,6 +590,27 @@ class ShapeLayoutAnalysis:
                 if m is not None:
                     lines.append(f"{pad}    operand {i}: {m.text()}")
         return "\n".join(lines) + "\n"
+
+
+def value_numbers(func):
+    """{value: n} as the printer numbers the values of `func` (%n): block arguments, then each
+    op's results before the ops nested in it."""
+    numbers = {}
+
+    def block(b):
+        for a in b.arguments:
+            numbers[a] = len(numbers)
+        for op in b.operations:
+            for r in op.results:
+                numbers[r] = len(numbers)
+            for region in op.regions:
+                for inner in region.blocks:
+                    block(inner)
+
+    for region in func.regions:
+        for b in region.blocks:
+            block(b)
+    return numbers
 
 
 def compute_shape_layout(func):
@@ -636,11 +655,4 @@ def shape_layout(pass_context, func):
                                      lambda op, scope: compute_shape_layout(op))
 
 
-def _run(op, ctx):
-    for func in op.walk(name="builtin.func"):
-        shape_layout(ctx, func)
-    ctx.preserve_all_analyses()         # it only reads the IR
-
-
-PASS = Pass("shape", _run, "compute ShapeLayoutAnalysis (layouts and index maps) for every "
-            "function; changes no IR")
+PASS = analysis_pass("shape", shape_layout, "ShapeLayoutAnalysis (layouts and index maps)")
