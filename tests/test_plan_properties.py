@@ -33,6 +33,7 @@ from accy._core.types import numpy_dtype
 from accy.examples.graphs import GRAPHS
 from accy.frontend.jit import trace
 from accy.passes import PassManager
+from accy.passes.bufferize import ARENA_KINDS
 from accy.passes.plans import plans_text, prepare
 from accy.passes.schedule import CHEAP, KINDS, work_item_module
 from accy.passes.shape_layout import BUFFER_ALIGNMENT
@@ -339,7 +340,7 @@ def check_buffers(p):
             if b.kind == "arena":
                 assert b.last >= last_read.get(v, item.id), "a buffer dies before its last read"
 
-    packed = [b for b in bp.buffers if b.kind in ("arena", "workspace") and b.alias_of is None]
+    packed = [b for b in bp.buffers if b.kind in ARENA_KINDS and b.alias_of is None]
     sharers = {}
     for b in bp.buffers:
         owner = bp.storage(b)
@@ -412,7 +413,7 @@ def run_in_buffers(p, arrays, seed=1):
 
     def memory(b):
         owner = bp.storage(b)
-        if owner.kind in ("arena", "workspace"):
+        if owner.kind in ARENA_KINDS:
             return arena[owner.offset:owner.offset + b.nbytes]
         if owner not in own:
             own[owner] = rng.integers(0, 256, owner.nbytes, dtype=np.uint8)

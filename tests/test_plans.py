@@ -15,7 +15,7 @@ from accy.examples.graphs import GRAPHS
 from accy.frontend.jit import trace
 from accy.ir import DictAttr, IntAttr, parse, print_op
 from accy.passes import PassManager
-from accy.passes.bufferize import BUFFER_PLAN, BufferPlanError
+from accy.passes.bufferize import ARENA_KINDS, BUFFER_PLAN, BufferPlanError
 from accy.passes.outline import OUTLINE_PLAN
 from accy.passes.plans import prepare
 from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError, work_item_module
@@ -225,8 +225,8 @@ def test_iterate_is_planned_recursively():
     assert [i.kind for i in cond.items] == ["elementwise"]
     assert [i.kind for i in body.items] == ["elementwise", "dot_general"]
     assert [k.name for k in plans.outlines.kernels()] == [
-        "main_k0_elementwise", "main_k1_cond_k0_elementwise", "main_k1_body_k0_elementwise",
-        "main_k1_body_k1_dot_general"]
+        "main$k0$elementwise", "main$k1$cond$k0$elementwise", "main$k1$body$k0$elementwise",
+        "main$k1$body$k1$dot_general"]
 
 
 def test_dead_ops_are_left_out():
@@ -263,7 +263,7 @@ def test_outline_signature_names_and_launch_from_the_target():
     module = GRAPHS["softmax"](small=True)
     plans = planned(module)
     (k,) = plans.outlines.kernels()
-    assert k.name == "main_k0_row_pipeline" and k.kind == "row_pipeline" and k.work_item == 0
+    assert k.name == "main$k0$row_pipeline" and k.kind == "row_pipeline" and k.work_item == 0
     assert [(p.role, p.dtype, p.shape) for p in k.params] == [("in", F32, (6, 40)),
                                                               ("out", F32, (6, 40))]
     assert [(s.name, s.value) for s in k.scalars] == [("rows", 6), ("row_length", 40)]
@@ -275,7 +275,7 @@ def test_outline_signature_names_and_launch_from_the_target():
     assert k.launch.block == (64, 1, 1) and k.launch.grid == (6, 1, 1)
 
 
-def test_outline_of_a_dot_and_a_kernel_call():
+def test_outline_of_a_dot_general():
     plans = planned(GRAPHS["mlp"]())
     (k,) = plans.outlines.kernels()
     assert [(s.name, s.value) for s in k.scalars] == [("m", 512), ("n", 4096), ("k", 1024),
@@ -286,7 +286,7 @@ def test_outline_of_a_dot_and_a_kernel_call():
 # ---- buffers ------------------------------------------------------------------------------------
 
 def overlapping_pairs(plan):
-    packed = [b for b in plan.buffers if b.kind in ("arena", "workspace") and b.alias_of is None]
+    packed = [b for b in plan.buffers if b.kind in ARENA_KINDS and b.alias_of is None]
     for i, a in enumerate(packed):
         for b in packed[i + 1:]:
             if a.first <= b.last and b.first <= a.last:
@@ -365,6 +365,139 @@ def test_cli_prints_the_plans(tmp_path, capsys):
                  "bufferize", "--print-plans"]) == 0
     out = capsys.readouterr().out
     for needle in ("// SchedulePlanAnalysis @main: 1 work items", "// item 0 row_pipeline",
-                   "// KernelOutlinePlan @main: 1 kernels", "main_k0_row_pipeline",
+                   "// KernelOutlinePlan @main: 1 kernels", "main$k0$row_pipeline",
                    "// BufferPlanAnalysis @main: arena 0 bytes"):
         assert needle in out
+
+
+# ---- regressions from review ----------------------------------------------------------------
+
+def test_a_path_through_a_wide_item_is_seen_by_the_cycle_check():
+    """Sibling merges make items span far apart ops; a merge that closes a cycle through such
+    an item must be refused (the plan used to fail with a cyclic item graph)."""
+    def f(x1, x2, x3):
+        b = (x1 * 3.0) @ x2
+        s2 = ((x2 * 2.0) @ x3) @ x3
+        return b, x1 + ops.transpose(s2)
+    sig = ((4, 4), F32)
+    plans = planned(lowered(f, sig, sig, sig))
+    seen = set(plans.schedule.block.arguments)
+    for item in plans.schedule.items:
+        assert all(v in seen for v in item.inputs)
+        seen.update(item.outputs)
+
+
+T4 = (0, 1, 3, 2)
+
+
+def _probs(s, max_by_column=False):
+    m = ops.max(s, axis=-1)
+    e = ops.exp(s - (m[:, :, None, :] if max_by_column else m[:, :, :, None]))
+    return e / ops.sum(e, axis=-1)[:, :, :, None]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda q, k, v: ops.transpose(_probs(q @ ops.transpose(k, T4)), T4) @ v,
+    lambda q, k, v: _probs(q @ ops.transpose(k, T4), max_by_column=True) @ v,
+    lambda q, k, v: _probs((lambda s: s + ops.transpose(s, T4))(q @ ops.transpose(k, T4))) @ v,
+], ids=["probabilities transposed", "max broadcast by column", "scores plus their transpose"])
+def test_look_alikes_of_attention_are_not_flash_items(fn):
+    sig = ((1, 2, 8, 8), F32)
+    assert "flash_attention" not in kinds(planned(lowered(fn, sig, sig, sig)))
+    good = lowered(lambda q, k, v: _probs(q @ ops.transpose(k, T4) * 0.5) @ v, sig, sig, sig)
+    assert kinds(planned(good)) == ["flash_attention"]
+
+
+def test_attention_sum_must_start_from_zero():
+    sig = ((1, 2, 8, 8), F32)
+    text = print_op(lowered(lambda q, k, v: _probs(q @ ops.transpose(k, T4)) @ v, sig, sig, sig))
+    assert kinds(planned(parse(text))) == ["flash_attention"]
+    # the sum's init (the second 0.0 constant feeding a reduce) becomes 100.0
+    head, sep, tail = text.rpartition("dense<0.0>")
+    assert kinds(planned(parse(head + "dense<100.0>" + tail))) != ["flash_attention"]
+
+
+def test_no_in_place_write_when_elements_move_inside_the_item():
+    module = lowered(lambda x: (ops.exp(x) * 2)[::-1], ((64,), F32))
+    next(iter(module.body)).set_attribute("accy.donate", (0,))
+    plans = planned(module)
+    assert all(b.alias_of is None for b in plans.buffers.buffers)
+    # an item that reads its input reversed never writes over it
+    sig = ((1, 2, 16, 8), F32)
+    plans = planned(lowered(lambda q, k, v, w: (ops.exp(ops.attention(q, k, v))[:, :, ::-1, :]
+                                                * 2).reshape(2, 128) @ w,
+                            sig, sig, sig, ((128, 4), F32)))
+    for item in plans.schedule.items:
+        if "tensor.reverse" in [op.name for op in item.ops]:
+            assert all(plans.buffers.buffer_of[v].alias_of is None for v in item.outputs)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: ops.exp(x)[0:1, :] + x,
+    lambda x: (lambda y: y[0:-4] + y[1:-3] + y[2:-2] + y[3:-1] + y[4:])(ops.exp(x[0])),
+    lambda x: ops.cumsum(ops.exp(x), axis=1) + (ops.exp(x)[0] * 2)[None, :],
+], ids=["row of exp broadcast", "stencil of exp", "scan with a broadcast row of exp"])
+def test_an_expensive_op_is_computed_once_per_element(fn):
+    plans = planned(lowered(fn, ((64, 64), F32)))
+    assert len(plans.schedule.items) >= 2
+    exp_items = [i for i in plans.schedule.items
+                 if "tensor.exp" in [op.name for op in i.ops]]
+    for item in exp_items:
+        (exp,) = [op for op in item.ops if op.name == "tensor.exp"]
+        readers = [op for op in item.ops if exp.results[0] in op.operands]
+        assert all(op.result_types[0].shape == exp.result_types[0].shape and
+                   op.name not in CHEAP for op in readers), item.ops
+
+
+@pytest.mark.parametrize("shape,fn", [
+    ((4096, 4096), lambda x: ops.sum(x)),
+    ((16, 1 << 22), lambda x: ops.sum(x, axis=1)),
+    ((4, 100000), lambda x: ops.softmax(x)),
+])
+def test_launch_domains_fit_the_hardware(shape, fn):
+    from accy.passes.outline import MAX_SHARED
+    (k,) = planned(lowered(fn, (shape, F32))).outlines.kernels()
+    assert k.launch.shared_bytes <= MAX_SHARED["sm_80"]
+    assert k.launch.block[0] * k.launch.block[1] * k.launch.block[2] <= 1024
+    if k.kind == "reduction":
+        scalars = dict((s.name, s.value) for s in k.scalars)
+        assert k.launch.grid[0] == scalars["splits"] > 1
+
+
+def test_loop_carried_values_get_two_buffers_in_the_arena():
+    plans = planned(GRAPHS["while_matmul_tanh"](small=True))
+    state = [b for b in plans.buffers.buffers if b.kind == "loop_state"]
+    assert [b.nbytes for b in state] == [4, 4, 1024, 1024]
+    assert [b.kind for b in plans.buffers.buffers].count("loop_flag") == 1
+    for a, b in overlapping_pairs(plans.buffers):
+        assert a.offset + a.size <= b.offset or b.offset + b.size <= a.offset
+
+
+def test_kernel_names_differ_across_functions_and_kernel_calls_keep_theirs():
+    a = lowered(lambda x: ops.exp(x), ((4,), F32))
+    b = lowered(lambda x: ops.exp(x), ((4,), F32))
+    next(iter(a.body)).set_attribute("sym_name", "f.x")
+    next(iter(b.body)).set_attribute("sym_name", "f_x")
+    names = [planned(m).outlines.kernels()[0].name for m in (a, b)]
+    assert names[0] != names[1] and all(set(n) <= set(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$") for n in names)
+
+
+def test_a_kernel_call_is_an_item_of_its_own_with_the_users_launch():
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n"
+           ".visible .entry scale2(.param .u64 a, .param .u64 b) { ret; }\n")
+    attrs = f'block = [128, 1, 1], grid = [2, 1, 1], kernel = "scale2", ptx = {ptx!r}'
+    module = parse(f"""builtin.module ({{
+  builtin.func <{{function_type = (tensor<256xf32>) -> tensor<256xf32>, sym_name = "main"}}> ({{
+  ^bb0(%0: tensor<256xf32>):
+    %1 = tensor.exp %0 : tensor<256xf32>
+    %2 = tensor.kernel_call %1 <{{{attrs}}}> : tensor<256xf32>
+    %3 = tensor.exp %2 : tensor<256xf32>
+    builtin.return %3
+  }})
+}})""".replace("'", '"'))
+    plans = planned(module)
+    assert kinds(plans) == ["elementwise", "kernel_call", "elementwise"]
+    (k,) = [k for k in plans.outlines.kernels() if k.kind == "kernel_call"]
+    assert k.name == "scale2" and k.launch.grid == (2, 1, 1) and k.launch.block == (128, 1, 1)
+    assert [p.role for p in k.params] == ["in", "out"]

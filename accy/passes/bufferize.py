@@ -19,8 +19,9 @@ it to the last one that reads it.
   argument can hold a result written in place as above, instead of a separate output buffer.
   A result that is itself an argument (or returned twice) is copied (`copy_of`).
 - iterate: the cond and body blocks get buffer plans of their own (their block arguments are
-  the loop-carried buffers, their yields the next ones); their arenas take one workspace
-  buffer in the enclosing arena while the loop runs.
+  bound to the loop-carried buffers, their yields to the next ones); their arenas take one
+  workspace buffer in the enclosing arena while the loop runs, and so do two buffers per
+  loop-carried value (a step reads one and writes the other) and the condition's flag.
 """
 from dataclasses import dataclass, field
 
@@ -28,9 +29,11 @@ from accy.errors import AccyError
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.schedule import schedule_plan
 from accy.passes.shape_layout import BUFFER_ALIGNMENT, shape_layout, value_numbers
+from accy._core.registry import ELEMENTWISE
 from accy._core.types import numpy_dtype
 
 DONATE = "accy.donate"
+ARENA_KINDS = ("arena", "workspace", "loop_state", "loop_flag")
 
 
 class BufferPlanError(AccyError):
@@ -39,8 +42,9 @@ class BufferPlanError(AccyError):
 
 @dataclass(eq=False)
 class Buffer:
-    """`kind`: input (an argument), output (a result), arena (an intermediate) or workspace (an
-    iterate's nested arena). `first`/`last`: the work items (ids) of its live range in the
+    """`kind`: input (an argument), output (a result), arena (an intermediate), workspace (an
+    iterate's nested arena), loop_state (one of the two buffers of a loop-carried value) or
+    loop_flag (an iterate condition's result). `first`/`last`: the work items (ids) of its live range in the
     arena. `alias_of`: the buffer it shares (in place or donated); `copy_of`: the buffer a
     result is copied from."""
     id: int
@@ -82,7 +86,7 @@ class BufferPlan:
         for b in self.buffers:
             name = f"%{numbers[b.value]}" if b.value is not None else "-"
             where = f" offset {b.offset}" if b.offset is not None else ""
-            if b.kind in ("arena", "workspace"):
+            if b.kind in ARENA_KINDS:
                 live = f" live {b.first}..{b.last}"
             else:
                 live = f" written by item {b.first}" if b.first >= 0 else ""
@@ -157,6 +161,12 @@ def plan_buffers(schedule, layout, donated=frozenset()):
             space = max(s.arena_bytes for s in subs)
             if space:
                 new("workspace", None, space, first=item.id, last=item.id)
+            # the loop-carried values in two buffers each (a step reads one, writes the other;
+            # the host swaps them) and the condition's flag, live while the loop runs
+            for v in item.hero.operands:
+                for _ in range(2):
+                    new("loop_state", None, _nbytes(v), first=item.id, last=item.id)
+            new("loop_flag", None, 1, first=item.id, last=item.id)
     producers = {v: item for item in schedule.items for v in item.outputs}
     for v in results:
         if v in buffer_of and buffer_of[v].kind in ("input", "output"):
@@ -166,8 +176,7 @@ def plan_buffers(schedule, layout, donated=frozenset()):
         b = new("output", v, _nbytes(v), first=producer.id if producer else -1)
         if producer is not None:
             _in_place(b, producer, buffer_of, last_read, layout, results)
-    arena, peak = _pack([b for b in buffers if b.kind in ("arena", "workspace")
-                         and b.alias_of is None])
+    arena, peak = _pack([b for b in buffers if b.kind in ARENA_KINDS and b.alias_of is None])
     return BufferPlan(block, buffers, buffer_of, arena, peak, nested)
 
 
@@ -204,13 +213,23 @@ def _aliases(buffer_of, owner):
 
 
 def _reads_in_place(item, value, layout):
-    """Every op of `item` that reads `value` is elementwise and reads it at its own index."""
+    """Whether the item computes each output element from `value` at the output's own index:
+    every op on a path from `value` is elementwise with `value`'s shape and reads the path at
+    its own index (other operands may be read any way), so no thread reads an element another
+    thread may have overwritten already."""
+    shape = value.type.shape
+    reached = {value}
     for op in item.ops:
-        for i, v in enumerate(op.operands):
-            if v == value:
-                m = layout.index_map(op, i)
-                if m is None or not m.is_identity or op.name == "tensor.iota":
-                    return False
+        hits = [i for i, v in enumerate(op.operands) if v in reached]
+        if not hits:
+            continue
+        if not op.has_trait(ELEMENTWISE) or op.result_types[0].shape != shape:
+            return False
+        for i in hits:
+            m = layout.index_map(op, i)
+            if m is None or not m.is_identity:
+                return False
+        reached.update(op.results)
     return True
 
 

@@ -6,39 +6,61 @@ params) and the launch domain the lowering covers.
     for k in plan.outlines:
         k.name, k.kind, k.work_item, k.params, k.scalars, k.launch
 
-Names are `<function>_k<item>_<kind>` (a nested iterate body: `<function>_k<item>_body_k<j>_...`),
-made of PTX identifier characters, so one input gives the same names in any process. A
-kernel_call keeps the user's entry name and launch. An iterate item is no kernel: its outline
-has no launch and holds the outlines of its cond and body blocks (the host runs the loop).
+Names are `<function>$k<item>$<kind>` (blocks of an iterate: `<function>$k<item>$cond$k<j>$<kind>`
+and `...$body$...`), so one input gives the same names in any process. The function's part is
+its name when that is a PTX identifier without `$`; else the name with every other character
+turned into `_`, then `$h` and a hash of the original (`kernel_prefix`): the kernels of two
+functions never share a name. A kernel_call
+keeps the user's entry name and launch; a name met twice is an OutlineError. An iterate item
+is no kernel: its outline has no launch and holds the outlines of its cond and body blocks
+(the host runs the loop).
 
-Launch domains (grid, block, shared bytes), from the target profile's generated schedules:
+Launch domains (grid, block, shared bytes), from the target profile's generated schedules.
+Grid dims are capped at CUDA's limits (x 2^31 - 1, y and z 65535); every kernel strides over
+whatever its grid does not cover (a grid-stride loop per dim), so a capped grid stays correct.
 - elementwise, shape: 256 threads, each covering one vector of the output's vector width per
   grid-stride step; one block per 256 vectors.
 - row_pipeline and row reductions: the row schedule's threads per row; up to 32 threads per
-  row pack 256 / threads rows in a block, more take a block per row; shared memory for the
-  per-warp partials, and for the row itself when it does not fit in registers
-  (threads x elements per thread < row length).
+  row pack 256 / threads rows in a block, more take a block per row. Shared memory holds the
+  per-warp partials, and, for a row_pipeline whose row does not fit in registers (threads x
+  elements per thread < row length), the row itself when it fits the target's shared memory
+  per block (`MAX_SHARED`); a longer row is read again from global memory by each pass.
+- a row reduction with few rows and long ones (fewer rows than 2 x SMS, rows longer than
+  SPLIT_ROW): each row is split over ceil(length / SPLIT_ROW) blocks (at most 1024) that
+  write partials; the last block to finish a row combines them in a fixed order (no float
+  atomics, so the result does not depend on timing). Grid (splits, rows).
 - column reductions (reduced dims not trailing): blocks of 32 x 8 threads over 32 columns.
 - scan: the scan schedule's threads per block, one block per row and ceil(length / (threads x
-  elements per thread)) blocks along a row longer than one block covers.
+  elements per thread)) blocks along a row longer than one block covers; grid (blocks per
+  row, rows).
 - dot_general: 128 x 128 output tiles (DOT_TILE) of 256 threads, two shared-memory stages of
   128 x 32 operand tiles; grid (column tiles, row tiles, batch).
 - flash_attention: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
   shared-memory stages; grid (query tiles, batch x heads).
 """
+import hashlib
 import math
 import re
 from dataclasses import dataclass
 
 from accy._core.types import numpy_dtype
+from accy.errors import AccyError
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
-from accy.passes.schedule import DOT_TILE, schedule_plan
+from accy.passes.schedule import DOT_TILE, schedule_plan, trailing
 from accy.passes.shape_layout import buffer_layout, value_numbers
 from accy.passes.target import TargetProfile, target_profile
 
 THREADS = 256           # threads per block of the elementwise, shape and row-packed kernels
 GRID_X_LIMIT = 2 ** 31 - 1
 GRID_YZ_LIMIT = 65535
+MAX_SHARED = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024,
+              "sm_90": 227 * 1024, "sm_90a": 227 * 1024}     # bytes per block, opted in
+SMS = 132               # streaming multiprocessors assumed when splitting long rows
+SPLIT_ROW = 32 * 1024   # elements one block of a split row reduction covers
+
+
+class OutlineError(AccyError):
+    """Two kernels of a function would have one name."""
 
 
 @dataclass(frozen=True)
@@ -123,21 +145,34 @@ def _symbol(func):
 
 
 def kernel_prefix(func):
-    """The function's name as a PTX identifier prefix."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", str(_symbol(func)))
-    return name if re.match(r"[A-Za-z_]", name) else "_" + name
+    """The function's name as a PTX identifier prefix. A name that had to change (characters
+    PTX does not allow become `_`) gets `$h` and a hash of the original, so two functions
+    never share a prefix; an unchanged name has no `$`, the separator of what follows."""
+    original = str(_symbol(func))
+    name = re.sub(r"[^A-Za-z0-9_]", "_", original)
+    name = name if re.match(r"[A-Za-z_]", name) else "_" + name
+    if name != original:
+        name += "$h" + hashlib.blake2b(original.encode(), digest_size=4).hexdigest()
+    return name
 
 
 def compute_outline_plan(func, schedule, target):
-    return KernelOutlinePlan(func, schedule, _outlines(schedule, target, kernel_prefix(func)))
+    plan = KernelOutlinePlan(func, schedule, _outlines(schedule, target, kernel_prefix(func)))
+    seen = set()
+    for k in plan.kernels():
+        if k.name in seen:
+            raise OutlineError(f"two kernels of @{_symbol(func)} are named '{k.name}' (a "
+                               f"kernel_call entry may not reuse a generated name)")
+        seen.add(k.name)
+    return plan
 
 
 def _outlines(schedule, target, prefix):
     out = []
     for item in schedule.items:
-        name = f"{prefix}_k{item.id}_{item.kind}"
+        name = f"{prefix}$k{item.id}${item.kind}"
         if item.kind == "iterate":
-            nested = tuple(_outlines(sub, target, f"{prefix}_k{item.id}_{label}")
+            nested = tuple(_outlines(sub, target, f"{prefix}$k{item.id}${label}")
                            for sub, label in zip(item.plans, ("cond", "body")))
             out.append(KernelOutline(name, "iterate", item.id, _params(item), (), None, nested))
             continue
@@ -179,16 +214,24 @@ def _loop_domain(item, target):
 def _reduction_domain(item, target):
     hero = item.hero
     full = hero.operand_types[0].shape
-    dims = sorted(hero.attributes["dimensions"])
+    dims = tuple(sorted(hero.attributes["dimensions"]))
     dtype = hero.operand_types[0].dtype
     row = math.prod(full[d] for d in dims)
     rows = math.prod(full) // max(row, 1) if row else 0
     scalars = [("rows", rows), ("row_length", row)]
-    if item.kind == "reduction" and dims != list(range(len(full) - len(dims), len(full))):
+    if not trailing((full, dims)):              # a column reduction
         return scalars, Launch(_grid(_blocks(rows, 32)), (32, 8, 1), 32 * 8 * 4 * 2)
     s = target.row_schedule(row, dtype)
-    itemsize = numpy_dtype(dtype).itemsize
-    staged = row * itemsize if s.threads_per_row * s.elements_per_thread < row else 0
+    if item.kind == "reduction" and rows < 2 * SMS and row > SPLIT_ROW:
+        splits = min(1024, _blocks(row, SPLIT_ROW))
+        return scalars + [("splits", splits)], Launch(_grid(splits, max(rows, 1)),
+                                                       (1024, 1, 1), 32 * 8)
+    staged = 0
+    if item.kind == "row_pipeline" and s.threads_per_row * s.elements_per_thread < row:
+        staged = row * numpy_dtype(dtype).itemsize
+        per_block = max(1, THREADS // s.threads_per_row) if s.threads_per_row <= 32 else 1
+        if staged * per_block > MAX_SHARED[target.arch]:
+            staged = 0                          # too long: each pass reads the row again
     if s.threads_per_row <= 32:
         per_block = THREADS // s.threads_per_row
         return scalars, Launch(_grid(_blocks(rows, per_block)), (THREADS, 1, 1),

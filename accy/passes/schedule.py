@@ -506,20 +506,48 @@ def _index(n):
 
 def _judge_loop(members, outputs):
     """Elementwise and materialized shape ops, all outputs of one shape; smaller members are
-    recomputed per use, so they must be cheap."""
+    recomputed per use, so they must be cheap (`_computed_once`)."""
     shapes = {n.shape for n in outputs}
     if len(shapes) != 1:
         return None
     size = _size(shapes.pop())
     movers = []
     for n in members:
-        if n.size < size and n.expensive:
+        if not _computed_once(n, members, size):
             return None
         if n.name in MATERIALIZING or n.moves_inner or n.reads_across:
             movers.append(n)
     if movers:                          # the first in program order is the hero
         return "shape", min(movers, key=_index)
     return "elementwise", min(outputs, key=_index)
+
+
+def _computed_once(n, members, size):
+    """Whether the kernel computes expensive member `n` once per element: it is not smaller
+    than the item's space (else every element of the space that reads it recomputes it), and
+    every member reading it reads it at its own index (a slice, broadcast or stencil would
+    compute it again per read). Cheap members may be recomputed."""
+    if not n.expensive:
+        return True
+    if n.size < size:
+        return False
+    return all(r.shape == n.shape and _G.reads_linear(r, i, row_major_strides(r.shape))
+               for r in n.readers if r in members
+               for p, i in r.producers if p is n)
+
+
+def _prologue(members, hero):
+    """The convert ops feeding dot_general `hero` inside the item: a chain of converts, each
+    read only by the next (or by the dot)."""
+    found, stack = set(), [hero]
+    while stack:
+        cur = stack.pop()
+        for p, _ in cur.producers:
+            if p in members and p.name == "tensor.convert" and p.readers == [cur] \
+                    and p not in found:
+                found.add(p)
+                stack.append(p)
+    return found
 
 
 def _judge_tiled(members, hero, outputs):
@@ -531,25 +559,27 @@ def _judge_tiled(members, hero, outputs):
     is_dot = hero.role == "dot"
     if any(n.shape != space for n in outputs):
         return None
+    prologue = _prologue(members, hero) if is_dot else ()
     for n in members:
         if n.role == "shape" or (n.reads_across and not is_dot):
             return None
-        prologue = is_dot and n is not hero and n.name == "tensor.convert" and \
-            n.readers == [hero]
+        in_prologue = n in prologue
+        if not in_prologue and not _computed_once(n, members, size):
+            return None
         for p, i in n.producers:
             if p not in members:
                 continue
             if i < 0:
                 return None         # a region would read a value the item never stores
-            if n is hero:
-                if is_dot:
-                    ok = p.name == "tensor.convert" and p.readers == [hero]
+            if n is hero or in_prologue:
+                if is_dot or in_prologue:
+                    ok = p in prologue
                 elif i == 0:
                     ok = _G.reads_linear(n, 0, strides)
                 else:
                     ok = p.size == 1
-            elif prologue:
-                ok = False                  # one convert level, fed from outside
+            elif p in prologue:
+                ok = False                  # a prologue convert feeds only the dot
             elif n.shape != space:
                 ok = True                   # a small member: checked below
             elif p is hero or p.shape == space:
@@ -558,7 +588,7 @@ def _judge_tiled(members, hero, outputs):
                 ok = True                   # read from a small member (recomputed)
             if not ok:
                 return None
-        if n is not hero and not prologue and n.shape != space:
+        if n is not hero and not in_prologue and n.shape != space:
             if n.expensive or n.size >= size or _depends_on(n, hero, members):
                 return None
     return ("dot_general" if is_dot else "scan"), hero
@@ -590,7 +620,7 @@ def _judge_reduction(members, reduces):
             return None
     space = (full, dims)
     back = _check_rules(members, members, space)
-    if back is None or (back and not _trailing(space)):
+    if back is None or (back and not trailing(space)):
         return None
     return ("row_pipeline" if back else "reduction"), first
 
@@ -611,9 +641,11 @@ def _check_rules(nodes, members, space):
     return back
 
 
-def _trailing(space):
+def trailing(space):
+    """Whether reduced dims D of shape F are its innermost ones (size-1 dims aside): each row
+    is then one contiguous run of memory."""
     full, dims = space
-    return dims == tuple(range(len(full) - len(dims), len(full)))
+    return all(d in dims or full[d] == 1 for d in range(min(dims, default=len(full)), len(full)))
 
 
 @lru_cache(maxsize=1024)
@@ -689,36 +721,55 @@ _G = _CurrentGraph()
 
 def _match_attention(dot2):
     """The nodes of dot_general -> (elementwise score ops) -> max -> subtract -> exp -> sum ->
-    divide -> (convert) -> dot_general ending at `dot2`, as (nodes, roles), or None. Every
-    intermediate is read only inside the pattern."""
-    def producer(n, i):
-        return n.access[i][1] if n is not None and i < len(n.access) else None
+    divide -> (convert) -> dot_general ending at `dot2`, as (nodes, roles), or None. Every link
+    reads its producer at the same index (the row max and sum at the same row), the max starts
+    from -inf and the sum from 0, and every intermediate is read only inside the pattern."""
+    def link(n, i, row=False):
+        """The producer operand `i` of `n` reads at its own index (or row), else None."""
+        if n is None or i >= len(n.access):
+            return None
+        _, q, chain, _ = n.access[i]
+        if q is None:
+            return None
+        if n.role == "dot":
+            return q if not chain else None
+        shape = n.operand_shapes[0] if n.role == "reduce" else n.shape
+        full = row_major_strides(shape)
+        want = _row_strides(shape, (len(shape) - 1,)) if row else full
+        return q if _G.reads_linear(n, i, tuple(want)) else None
 
-    def reduce_over_last(n, kind):
+    def reduction(n, kind, init):
         from accy.tensor.build import reduce_kind
         if n is None or n.role != "reduce" or len(n.operand_shapes) != 2:
             return False
         rank = len(n.operand_shapes[0])
-        return tuple(n.op.attributes["dimensions"]) == (rank - 1,) and reduce_kind(n.op) == kind
+        if tuple(n.op.attributes["dimensions"]) != (rank - 1,) or reduce_kind(n.op) != kind:
+            return False
+        src, _, chain, _ = n.access[1]          # the init: a constant of that value
+        if src is not None or not chain or chain[-1].name != "tensor.constant":
+            return False
+        value = chain[-1].op.attributes["value"].array
+        return value.size == 1 and float(value.reshape(-1)[0]) == init
 
     roles = {"values": dot2}
-    p = producer(dot2, 0)
+    p = link(dot2, 0)
     if p is not None and p.name == "tensor.convert":
         roles["convert"] = p
-        p = producer(p, 0)
+        p = link(p, 0)
     if p is None or p.name != "tensor.divide":
         return None
-    e, total = producer(p, 0), producer(p, 1)
-    if e is None or e.name != "tensor.exp" or not reduce_over_last(total, "sum") \
-            or producer(total, 0) is not e:
+    e, total = link(p, 0), link(p, 1, row=True)
+    if e is None or e.name != "tensor.exp" or not reduction(total, "sum", 0.0) \
+            or link(total, 0) is not e:
         return None
-    shifted = producer(e, 0)
+    shifted = link(e, 0)
     if shifted is None or shifted.name != "tensor.subtract":
         return None
-    z, row_max = producer(shifted, 0), producer(shifted, 1)
-    if z is None or not reduce_over_last(row_max, "max") or producer(row_max, 0) is not z:
+    z, row_max = link(shifted, 0), link(shifted, 1, row=True)
+    if z is None or not reduction(row_max, "max", -math.inf) or link(row_max, 0) is not z:
         return None
-    # the score chain: elementwise ops of the score shape from z back to one dot_general
+    # the score chain: elementwise ops of the score shape from z back to one dot_general,
+    # each reading the chain at its own index
     full = z.shape
     chain, stack, dot1 = [], [z], None
     while stack:
@@ -733,8 +784,10 @@ def _match_attention(dot2):
         if n in chain:
             continue
         chain.append(n)
-        for _, q, _, _ in n.access:
-            if q is not None and q.role in ("ew", "dot") and _reaches_dot(q):
+        for q, i in n.producers:
+            if q.role in ("ew", "dot") and _reaches_dot(q):
+                if link(n, i) is not q:
+                    return None
                 stack.append(q)
     if dot1 is None or dot1.shape != full:
         return None
@@ -792,7 +845,7 @@ class _Groups:
     def __init__(self, g):
         self.parent = {n: n for n in g.planned}
         self.members = {n: [n] for n in g.planned}
-        self.span = {n: (n.index, n.index) for n in g.planned}
+        self.span = {n: n.index for n in g.planned}     # root -> first op's index
         self.fixed = set()
         self.refused = set()
         self.judged = {}                # root -> (kind, hero node) of its last merge
@@ -820,8 +873,7 @@ class _Groups:
         self.parent[b] = a
         self.members[a] += self.members.pop(b)
         self.heroes[a] = _joined(self.heroes.pop(a, None), self.heroes.pop(b, None))
-        (l1, h1), (l2, h2) = self.span[a], self.span.pop(b)
-        self.span[a] = (min(l1, l2), max(h1, h2))
+        self.span[a] = min(self.span[a], self.span.pop(b))
         for edges, back in ((self.succ, self.pred), (self.pred, self.succ)):
             moved = edges.pop(b)
             for other in moved:
@@ -834,9 +886,8 @@ class _Groups:
 
     def reaches(self, a, b, skip_direct):
         """Whether group `b` is reachable from group `a` (not through the direct edge a->b when
-        `skip_direct`). Edges run forward in program order, so groups starting after `b`'s
-        last op are not explored."""
-        limit = self.span[b][1]
+        `skip_direct`). No pruning by program position: a merged group spans many ops, so one
+        that starts after `b` may still lead into `b` through another."""
         stack = [s for s in self.succ[a] if not (skip_direct and s is b)]
         seen = set(stack)
         while stack:
@@ -844,7 +895,7 @@ class _Groups:
             if cur is b:
                 return True
             for s in self.succ[cur]:
-                if s not in seen and self.span[s][0] <= limit:
+                if s not in seen:
                     seen.add(s)
                     stack.append(s)
         return False
@@ -860,11 +911,14 @@ class _Groups:
     def try_merge(self, a, b, producer_consumer):
         if a is b or a in self.fixed or b in self.fixed:
             return False
+        ha, hb = self.heroes.get(a), self.heroes.get(b)
+        if ha and hb and not ("reduce" in ha and "reduce" in hb and len(ha) == len(hb) == 1):
+            return False        # two heroes that never share an item (see _compatible)
         # groups only grow: a pair refused at these sizes is refused again
         key = (a, b, len(self.members[a]), len(self.members[b]))
         if key in self.refused:
             return False
-        heroes = _joined(self.heroes.get(a), self.heroes.get(b))
+        heroes = _joined(ha, hb)
         if not _compatible(heroes) or self._cycle(a, b, producer_consumer):
             judged = None
         elif "reduce" in heroes:
@@ -905,7 +959,7 @@ class _Groups:
                             if not ok:
                                 return None
                             back = back or flows
-        if back and not _trailing(space):
+        if back and not trailing(space):
             return None
         return ("row_pipeline" if back else "reduction"), min(heroes["reduce"], key=_index), \
             (space, back)
@@ -993,10 +1047,11 @@ def _group(g):
                 refused.append((p, n))
         edges = refused if len(refused) < len(edges) else []
     # siblings: groups reading one value merge when the union is a valid work item
-    sources = list(g.block.arguments) + [r for n in g.planned for r in n.op.results]
-    for v in sources:
+    for readers in g.value_readers.values():       # (in first-read order)
+        if len(readers) < 2:
+            continue
         roots = []
-        for r in g.value_readers.get(v, ()):
+        for r in readers:
             root = groups.find(r)
             if root not in roots:
                 roots.append(root)
@@ -1017,7 +1072,7 @@ def _build_plan(g, groups):
     # topological order of the item graph, earliest program position first among the ready
     indeg = {r: len(groups.pred[r]) for r in roots}
     rank = {r: i for i, r in enumerate(roots)}
-    heap = [(groups.span[r][0], rank[r]) for r in roots if indeg[r] == 0]
+    heap = [(groups.span[r], rank[r]) for r in roots if indeg[r] == 0]
     heapq.heapify(heap)
     order = []
     while heap:
@@ -1026,7 +1081,7 @@ def _build_plan(g, groups):
         for s in sorted(groups.succ[r], key=rank.__getitem__):
             indeg[s] -= 1
             if indeg[s] == 0:
-                heapq.heappush(heap, (groups.span[s][0], rank[s]))
+                heapq.heappush(heap, (groups.span[s], rank[s]))
     assert len(order) == len(roots), "the work item graph has a cycle"
     items, item_of = [], {}
     for root in order:

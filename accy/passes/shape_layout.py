@@ -551,15 +551,21 @@ def index_maps_of(op):
 @dataclass
 class ShapeLayoutAnalysis:
     """Layouts of every value of `func` (nested regions included) and index maps of every
-    elementwise/shape operand, keyed by (op, operand index). `order` records the walk
-    (blocks and ops with their depth) for `text`."""
+    elementwise/shape operand: `op_maps[op]` holds an op's maps (one per operand),
+    `index_maps` the same keyed by (op, operand index). `order` records the walk (blocks and
+    ops with their depth) for `text`."""
     func: object
     layouts: dict
-    index_maps: dict
+    op_maps: dict
     order: list
 
     def index_map(self, op, index):
-        return self.index_maps.get((op, index))
+        maps = self.op_maps.get(op)
+        return maps[index] if maps is not None and 0 <= index < len(maps) else None
+
+    @property
+    def index_maps(self):
+        return {(op, i): m for op, maps in self.op_maps.items() for i, m in enumerate(maps)}
 
     def text(self):
         """A deterministic dump; values are numbered as the printer numbers them."""
@@ -586,7 +592,7 @@ class ShapeLayoutAnalysis:
             lines.append(f"{pad}{head}" + (f" {operands}" if operands else ""))
             lines += [f"{pad}    {n}: {layout(r)}" for n, r in zip(results, item.results)]
             for i in range(len(item.operands)):
-                m = self.index_maps.get((item, i))
+                m = self.index_map(item, i)
                 if m is not None:
                     lines.append(f"{pad}    operand {i}: {m.text()}")
         return "\n".join(lines) + "\n"
@@ -631,8 +637,7 @@ def compute_shape_layout(func):
             add(op.results)
             found = index_maps_of(op)
             if found:
-                for i, m in enumerate(found):
-                    maps[(op, i)] = m
+                maps[op] = found
             for region in op.regions:
                 for inner in region.blocks:
                     block(inner, depth + 1)
@@ -646,7 +651,7 @@ def compute_shape_layout(func):
 SHAPE_LAYOUT = AnalysisDescriptor("ShapeLayoutAnalysis", WorkContract(
     ("ShapeLayoutAnalysis", 1),
     # layouts and identity maps are shared; count the dict slots and per-op maps
-    estimate=lambda a: 512 + 120 * (len(a.layouts) + len(a.index_maps) + len(a.order))))
+    estimate=lambda a: 512 + 120 * (len(a.layouts) + len(a.op_maps) + len(a.order))))
 
 
 def shape_layout(pass_context, func):

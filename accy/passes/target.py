@@ -160,6 +160,10 @@ def _schedules(items, key, kind, int_fields, shape_field):
             if type(v) is not int or not 1 <= v <= (2**31 - 1 if name == shape_field else 1024):
                 raise TargetError(f"{where}.{name} must be an integer in [1, "
                                   f"{2**31 - 1 if name == shape_field else 1024}], got {v!r}")
+        if kind is RowSchedule and not (32 % fields["threads_per_row"] == 0
+                                         or fields["threads_per_row"] % 32 == 0):
+            raise TargetError(f"{where}.threads_per_row must divide 32 or be a multiple of 32 "
+                              f"(a row may not straddle warps), got {fields['threads_per_row']}")
         schedule = kind(**fields)
         shape = (getattr(schedule, shape_field), schedule.dtype)
         if shape in seen:
