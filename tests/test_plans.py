@@ -177,6 +177,12 @@ def test_dot_general_epilogue_and_convert_prologue():
     assert item.kind == "dot_general" and item.hero.name == "tensor.dot_general"
     plans = planned(lowered(lambda x, w: x.astype("f32") @ w, ((8, 16), "f16"), ((16, 4), F32)))
     assert kinds(plans) == ["dot_general"]
+    # an elementwise producer of a residual runs in the epilogue; one of an operand does not
+    plans = planned(lowered(lambda x, w, r: x @ w + r * 2, ((8, 8), F32), ((8, 8), F32),
+                            ((8, 8), F32)))
+    assert kinds(plans) == ["dot_general"]
+    plans = planned(lowered(lambda x, w: (x * 2) @ w, ((8, 8), F32), ((8, 8), F32)))
+    assert kinds(plans) == ["elementwise", "dot_general"]
     # a reduction after a dot_general is another kernel
     plans = planned(lowered(lambda x, w: ops.softmax(x @ w), ((8, 16), F32), ((16, 4), F32)))
     assert kinds(plans) == ["dot_general", "row_pipeline"]

@@ -908,12 +908,21 @@ class _Groups:
             return self.succ[a] != {b} and self.reaches(a, b, True)
         return self.reaches(a, b, False) or self.reaches(b, a, False)
 
+    def _feeds_only(self, a, b, target):
+        """Whether group `a` feeds group `b` only through node `target`."""
+        return all(r is target or self.find(r) is not b
+                   for n in self.members[a] for r in n.readers if r in self.parent)
+
     def try_merge(self, a, b, producer_consumer):
         if a is b or a in self.fixed or b in self.fixed:
             return False
         ha, hb = self.heroes.get(a), self.heroes.get(b)
         if ha and hb and not ("reduce" in ha and "reduce" in hb and len(ha) == len(hb) == 1):
             return False        # two heroes that never share an item (see _compatible)
+        if producer_consumer and hb and "dot" in hb and not ha and \
+                self._feeds_only(a, b, hb["dot"][0]) and \
+                any(n.name != "tensor.convert" for n in self.members[a]):
+            return False        # only converts join a dot_general from its operands' side
         # groups only grow: a pair refused at these sizes is refused again
         key = (a, b, len(self.members[a]), len(self.members[b]))
         if key in self.refused:
