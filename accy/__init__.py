@@ -4,7 +4,9 @@ from accy.errors import AccyError, ParseError, VerifyError, CapacityError, IRErr
     TypeError  # noqa: A004 - accy.TypeError (also a builtins.TypeError); not in __all__
 from accy.frontend import jit
 from accy import ops
+from accy.runtime.devices import DeviceUnavailable
+from accy.runtime.executable import Executable, compile  # noqa: A004 - accy.compile
 
 __version__ = "0.1.0"
-__all__ = ["ir", "ops", "jit", "AccyError", "ParseError", "VerifyError", "CapacityError",
-           "IRError", "ShapeError"]
+__all__ = ["ir", "ops", "jit", "compile", "Executable", "DeviceUnavailable", "AccyError",
+           "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError"]

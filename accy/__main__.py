@@ -5,6 +5,15 @@
                                example through the IR core and the passes
     accy opt FILE [options]    read IR text (accy or MLIR generic form; '-' for stdin), verify
                                it, run a pass pipeline on it (--pipeline) and print the result
+    accy compile SOURCE [--target sm_90] [-o DIR]
+                               compile a function to PTX; write DIR/<name>.ptx and a report
+    accy run SOURCE [--device emulator|cuda|reference]
+                               compile, run on the example inputs and check against the
+                               reference interpreter
+
+SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` gives the
+arguments; an `accy.jit` function or a plain one), or an IR text file with one function
+(inputs are then drawn at random).
 """
 import argparse
 import sys
@@ -66,11 +75,27 @@ def _demo_model():
     text = module.print()
     PassManager(DEMO_PIPELINE).run(module)
     (simplified,) = reference.run(module, *args)
+    compiled, device = _demo_compiled(transformer, args)
+    compiled_error = float(np.max(np.abs(compiled - result) / (1 + np.abs(result))))
     return {"the traced model verifies and round-trips as text":
             ir.parse(text, ir.Context()).print() == text,
             "the reference result matches numpy within f32 rounding": error < 1e-5,
             f"'{DEMO_PIPELINE}' on the model keeps its result bit for bit":
-            simplified.tobytes() == result.tobytes()}
+            simplified.tobytes() == result.tobytes(),
+            f"accy.compile's executable on the {device} matches the reference":
+            compiled_error < 1e-5}
+
+
+def _demo_compiled(transformer, args):
+    """Compile the model (PTX kernels where a lowering exists, host fallbacks elsewhere) and
+    run it on a GPU when there is one, else on the emulator."""
+    import accy
+    from accy.runtime.devices import best_device
+    device = best_device()
+    exe = accy.compile(transformer.block, *args)
+    print("# compiled by accy.compile:")
+    print("\n".join("#   " + line for line in exe.report().splitlines()))
+    return exe.run(*args, device=device), device
 
 
 def _demo_ir():
@@ -144,6 +169,73 @@ def _plans(module):
     return "\n".join("// " + line for line in plans_text(module).splitlines())
 
 
+def load_source(source):
+    """(name, function or module, example arrays) for a SOURCE argument."""
+    import importlib
+    import importlib.util
+    import os
+    import numpy as np
+    if ":" not in source:
+        module = ir.parse(_read(source), ir.Context())
+        funcs = [op for op in module.body if op.name == "builtin.func"]
+        if len(funcs) != 1:
+            raise AccyError(f"{source}: an IR file for accy compile holds one function, got "
+                            f"{len(funcs)}")
+        rng = np.random.default_rng(0)
+        arrays = [np.asarray(rng.standard_normal(a.type.shape)).astype(
+            ir.numpy_dtype(a.type.dtype)) for a in funcs[0].regions[0].blocks[0].arguments]
+        return str(funcs[0].attributes.get("sym_name", "main")), module, arrays
+    where, name = source.rsplit(":", 1)
+    if where.endswith(".py"):
+        if not os.path.exists(where):
+            raise OSError(f"{where}: no such file")
+        spec = importlib.util.spec_from_file_location(
+            os.path.splitext(os.path.basename(where))[0], where)
+        pymod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(pymod)
+    else:
+        pymod = importlib.import_module(where)
+    fn = getattr(pymod, name, None)
+    if fn is None or not callable(fn):
+        raise AccyError(f"{where} has no function '{name}'")
+    inputs = getattr(pymod, "example_inputs", None)
+    if inputs is None:
+        raise AccyError(f"{where} needs an example_inputs() giving {name}'s arguments")
+    return name, fn, list(inputs())
+
+
+def compile_command(args):
+    import os
+    import numpy as np
+    import accy
+    name, fn, arrays = load_source(args.source)
+    exe = accy.compile(fn, *arrays, target=args.target)
+    if args.command == "compile":
+        os.makedirs(args.output, exist_ok=True)
+        base = os.path.join(args.output, name)
+        with open(base + ".ptx", "w", encoding="utf-8") as f:
+            f.write(exe.ptx)
+        with open(base + ".report.txt", "w", encoding="utf-8") as f:
+            f.write(exe.report() + "\n")
+        print(exe.report())
+        print(f"# wrote {base}.ptx and {base}.report.txt")
+        return 0
+    got = exe.run(*arrays, device=args.device)
+    want = exe.run(*arrays, device="reference")
+    got, want = (got, want) if isinstance(got, (tuple, list)) else ((got,), (want,))
+    worst = 0.0
+    for g, w in zip(got, want):
+        g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
+        same_nan = np.array_equal(np.isnan(g), np.isnan(w))
+        diff = np.abs(np.where(np.isnan(w), 0, g - w)) / (1 + np.abs(np.where(np.isnan(w), 0, w)))
+        worst = max(worst, float(diff.max()) if diff.size else 0.0, 0.0 if same_nan else np.inf)
+    print(exe.report())
+    ok = worst <= 1e-4
+    print(f"# {'ok' if ok else 'FAILED'}: {name} on {args.device or 'the best device'} "
+          f"matches the reference (largest relative difference {worst:.2e})")
+    return 0 if ok else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="accy", description="accy, a tensor compiler for GPUs")
     sub = parser.add_subparsers(dest="command")
@@ -173,10 +265,25 @@ def main(argv=None):
                    help="when a pass fails, write the pipeline and input IR to PATH")
     source.add_argument("--run-reproducer", action="store_true",
                    help="FILE is a reproducer: run the pipeline written in it")
+    for name, text in (("compile", "compile a function to PTX and write it with a report"),
+                       ("run", "compile a function, run it on its example inputs and check it "
+                               "against the reference interpreter")):
+        c = sub.add_parser(name, help=text)
+        c.add_argument("source", help="FILE.py:FUNC, package.module:FUNC, or an IR text file")
+        c.add_argument("--target", metavar="ARCH", help="sm_80, sm_86, sm_89, sm_90 or sm_90a "
+                       "(default: the module's accy.target, else sm_90)")
+        if name == "compile":
+            c.add_argument("-o", "--output", metavar="DIR", default=".",
+                           help="folder for <name>.ptx and <name>.report.txt (default: .)")
+        else:
+            c.add_argument("--device", choices=("cuda", "emulator", "reference"),
+                           help="default: a GPU when there is one, else the emulator")
     args = parser.parse_args(argv)
     try:
         if args.command == "opt":
             return opt(args)
+        if args.command in ("compile", "run"):
+            return compile_command(args)
         return demo()
     except (AccyError, OSError) as e:
         print(f"accy: error: {e}", file=sys.stderr)

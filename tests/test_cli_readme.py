@@ -28,7 +28,8 @@ def test_main_job_checks_the_bundled_example():
     r = run_accy()
     assert r.returncode == 0, r.stderr
     assert "FAILED" not in r.stdout
-    assert r.stdout.count("# ok:") == 8
+    assert r.stdout.count("# ok:") == 9
+    assert "accy.compile's executable on the emulator matches the reference" in r.stdout
     assert '"builtin.module"() ({' in r.stdout and "builtin.module ({" in r.stdout
 
 
@@ -93,3 +94,25 @@ def test_opt_prints_the_plans(tmp_path):
     assert plans[0] == "// target sm_90, PTX 8.0, ptx, math tier exact"
     assert "// ShapeLayoutAnalysis @main" in plans
     assert any("[broadcast]" in line for line in plans)
+
+
+def test_compile_and_run_commands(tmp_path):
+    source = tmp_path / "model.py"
+    source.write_text("import numpy as np\nimport accy.ops as ops\n\n"
+                      "def gelu_sum(x, b):\n    return ops.gelu(x + b[None, :]), ops.sum(b)\n\n"
+                      "def example_inputs():\n    rng = np.random.default_rng(0)\n"
+                      "    return (rng.standard_normal((6, 10)).astype(np.float32),\n"
+                      "            rng.standard_normal(10).astype(np.float32))\n")
+    r = run_accy("compile", f"{source}:gelu_sum", "--target", "sm_80", "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    ptx = (tmp_path / "gelu_sum.ptx").read_text()
+    assert ".target sm_80" in ptx and ".entry main$k" in ptx
+    report = (tmp_path / "gelu_sum.report.txt").read_text()
+    assert "elementwise" in report and "host" in report        # the sum runs on the host
+    r = run_accy("run", f"{source}:gelu_sum", "--device", "emulator")
+    assert r.returncode == 0, r.stderr
+    assert "# ok: gelu_sum on emulator matches the reference" in r.stdout
+    r = run_accy("run", "accy.examples.transformer:block", "--device", "emulator")
+    assert r.returncode == 0 and "# ok: block on emulator" in r.stdout, r.stderr
+    r = run_accy("run", "accy.examples.transformer:nothing")
+    assert r.returncode == 1 and "has no function 'nothing'" in r.stderr

@@ -27,6 +27,7 @@ _PASSES = {
     "schedule": "accy.passes.schedule",
     "outline": "accy.passes.outline",
     "bufferize": "accy.passes.bufferize",
+    "kernelize": "accy.lowering.kernelize",
 }
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 

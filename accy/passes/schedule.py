@@ -668,7 +668,11 @@ def _reduction_rules(g, n, space):
             return "row"
         if x.shape == full:
             return "full"
-        return "scalar" if x.size == 1 else None
+        if x.size == 1:
+            return "scalar"
+        # any other shape (a per-column weight, say): recomputed wherever it is read, so it
+        # must be cheap and read nothing the item computes
+        return "free" if x.role == "ew" and not x.expensive else None
 
     mine = where(n)
     if n.role == "shape" or mine is None or n.reads_across:
@@ -677,14 +681,14 @@ def _reduction_rules(g, n, space):
     n_inputs = len(n.operand_shapes) // 2
     for p, i in n.producers:
         theirs, back = where(p), False
-        if i < 0:
+        if i < 0 or mine == "free":
             ok = False              # a region would read a value the item never stores
         elif n.role == "reduce":
             if i >= n_inputs:       # an init: a scalar computed in the item
                 ok = theirs != "full" and _size(n.operand_shapes[i]) == 1
             else:
                 ok = theirs == "full" and g.reads_linear(n, i, full_strides)
-        elif theirs == "scalar":
+        elif theirs == "scalar" or (theirs == "free" and mine != "scalar"):
             ok = True
         elif mine == "full" and theirs == "full":
             ok = g.reads_linear(n, i, full_strides)

@@ -7,6 +7,7 @@ treat the emulator and a real GPU as two devices behind one interface:
     fn(a, b, c, np.int32(n), block=(256, 1, 1), grid=(64, 1, 1))
     y = dev.from_device(c, x.shape, x.dtype)  # or memcpy_dtoh
 """
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,12 +42,14 @@ class Emulator:
         self.memory.free(int(pointer))
 
     def memcpy_htod(self, pointer, array):
-        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+        raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
         buf = self._buffer(pointer, raw.size)
         buf[:raw.size] = raw
 
     def memcpy_dtoh(self, array, pointer):
-        raw = array.view(np.uint8).reshape(-1)
+        if not array.flags.c_contiguous:
+            raise KernelFault("memcpy_dtoh needs a C-contiguous host array")
+        raw = array.reshape(-1).view(np.uint8)     # a view: writing it writes `array`
         raw[:] = self._buffer(pointer, raw.size)[:raw.size]
 
     def to_device(self, array):
@@ -61,11 +64,17 @@ class Emulator:
         return out
 
     def _buffer(self, pointer, nbytes):
-        buf = self.memory.buffers.get(int(pointer))
-        if buf is None or buf.size < nbytes:
-            raise KernelFault(f"{int(pointer):#x} is not the start of an allocation of at least "
-                              f"{nbytes} bytes")
-        return buf
+        """The `nbytes` of device memory from `pointer` on, which may point inside an
+        allocation (as a CUDA copy may)."""
+        address = int(pointer)
+        i = bisect.bisect_right(self.memory.bases, address) - 1
+        if i >= 0:
+            base = self.memory.bases[i]
+            buf = self.memory.buffers[base]
+            if address - base + nbytes <= buf.size:
+                return buf[address - base:]
+        raise KernelFault(f"{address:#x} is not inside an allocation with at least {nbytes} "
+                          f"bytes from there")
 
     def module_from_buffer(self, ptx):
         if isinstance(ptx, bytes):

@@ -1,0 +1,127 @@
+"""`KernelizationAnalysis`: every kernel outline of a function lowered, by kind, to a
+`kl.kernel` in an IR Context of its own (with the parent's capacity limits), as the original
+accy's kernelization pass does: it reads the schedule plan, the outline plan, the buffer
+plan, the shape/layout analysis and the target profile; finds each outline's work item by id
+(the index, when it matches, else a search); and drops everything it built when a lowering
+fails.
+
+Under the `exact` math tier an item no lowering handles yet becomes a host fallback (its work
+item runs on the host through the reference interpreter; `fallbacks` says which and why);
+under any other tier it is an error. Lowered today: elementwise and shape items
+(`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
+a thread per row); every other kind falls back.
+
+    analysis = kernelization(pass_context, func)
+    analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, launch, params
+    analysis.fallbacks     # HostFallback: work item, kind, reason
+"""
+from dataclasses import dataclass
+
+from accy._core.context import Context, Module
+from accy.errors import AccyError, UnsupportedError
+from accy.lowering.elementwise import lower_elementwise
+from accy.lowering.rows import lower_rows
+from accy.passes.bufferize import buffer_plan
+from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
+from accy.passes.outline import outline_plan
+from accy.passes.schedule import schedule_plan
+from accy.passes.shape_layout import shape_layout
+from accy.passes.target import TargetProfile, target_profile
+
+
+class KernelizationError(AccyError):
+    """A kernel could not be lowered under a math tier that allows no host fallback."""
+
+
+@dataclass(frozen=True)
+class LoweredKernel:
+    name: str
+    kind: str
+    work_item: int
+    kernel: object          # the kl.kernel op, in the analysis's Context
+    outline: object         # its KernelOutline (params, scalars, launch)
+
+
+@dataclass(frozen=True)
+class HostFallback:
+    work_item: int
+    kind: str
+    reason: str
+
+
+@dataclass(eq=False)
+class KernelizationAnalysis:
+    context: object
+    module: object          # the builtin.module holding the kl kernels
+    kernels: tuple
+    fallbacks: tuple
+    target: object
+
+    def close(self):
+        """Drop the kernels' IR (the cache calls this when it lets the analysis go)."""
+        self.kernels, self.module, self.context = (), None, None
+
+
+LOWERINGS = {"elementwise": lower_elementwise, "shape": lower_elementwise,
+             "reduction": lower_rows, "row_pipeline": lower_rows}
+
+
+def work_item(schedule, item_id):
+    """The work item with `item_id`: by index when that matches (the usual case), else found."""
+    items = schedule.items
+    if 0 <= item_id < len(items) and items[item_id].id == item_id:
+        return items[item_id]
+    for item in items:
+        if item.id == item_id:
+            return item
+    raise KernelizationError(f"no work item has id {item_id}")
+
+
+def compute_kernelization(func, schedule, outlines, layout, target):
+    """Lower every outline of `func` (see the module doc)."""
+    context = Context(capacity=func.context.capacity)
+    module = Module.create(context)
+    try:
+        kernels, fallbacks = [], []
+        for outline in outlines.outlines:
+            item = work_item(schedule, outline.work_item)
+            lower = LOWERINGS.get(outline.kind)
+            try:
+                if lower is None:
+                    raise UnsupportedError(f"no {outline.kind} lowering yet")
+                kernel = lower(context, module.body, outline, item, layout)
+            except UnsupportedError as e:
+                if target.math_tier != "exact":
+                    raise KernelizationError(
+                        f"work item {item.id} ({outline.kind}) cannot be lowered under the "
+                        f"'{target.math_tier}' math tier: {e}") from e
+                fallbacks.append(HostFallback(item.id, outline.kind, str(e)))
+                continue
+            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline))
+        module.verify()
+    except BaseException:
+        module.erase(force=True)    # a failed kernelization leaves no kernels behind
+        raise
+    return KernelizationAnalysis(context, module, tuple(kernels), tuple(fallbacks), target)
+
+
+KERNELIZATION = AnalysisDescriptor("KernelizationAnalysis", WorkContract(
+    ("KernelizationAnalysis", 1),
+    estimate=lambda a: 4096 + (a.context.memory_bytes() if a.context is not None else 0)))
+
+
+def kernelization(pass_context, func):
+    """The KernelizationAnalysis of `func` through the analysis cache."""
+    def compute(op, scope):
+        module = op.parent_op
+        target = target_profile(scope, module) if module is not None else TargetProfile()
+        schedule = schedule_plan(scope, op)
+        buffer_plan(scope, op)      # the executable needs it; computed (and cached) with these
+        return compute_kernelization(op, schedule, outline_plan(scope, op),
+                                     shape_layout(scope, op), target)
+    return pass_context.get_analysis(func, KERNELIZATION, compute,
+                                     lambda analysis: analysis.close())
+
+
+PASS = analysis_pass("kernelize", kernelization, "KernelizationAnalysis (each kernel outline "
+                     "lowered by kind to a kl kernel, or a host fallback under the exact tier)")

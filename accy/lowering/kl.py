@@ -1,0 +1,306 @@
+"""The kernel language (`kl`): the IR the per-kind lowerings write and the PTX emitter reads.
+One `kl.kernel` is one GPU kernel, written for one thread: scalar SSA values, explicit thread
+and block ids, loads and stores through pointer parameters, structured loops and branches.
+
+Types: a scalar is a rank-0 tensor type (`tensor<f32>`, `tensor<i64>`, `tensor<i1>`, ...); a
+pointer to global memory holding elements of a dtype is `!kl.ptr<f32>` (`ptr_type`). Index
+arithmetic is i64.
+
+Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
+- `kl.kernel {sym_name}`: one region, one block whose arguments are the parameters (pointers,
+  then scalars), ending with `kl.return`.
+- `kl.special {register}`: a thread/block register as i32 (`tid.x`, `ntid.x`, `ctaid.x`,
+  `nctaid.x`, and .y/.z).
+- `kl.constant {value}`: a scalar literal (a rank-0 DenseAttr, exact in every dtype).
+- arithmetic on operands of one type: `kl.add` ... (`KL_BINARY`), `kl.neg` ... (`KL_UNARY`),
+  `kl.fma` (a * b + c rounded once for floats; wrapping for integers), `kl.select %c, %a, %b`,
+  `kl.cmp {predicate}` -> i1 (EQ, NE, LT, LE, GT, GE; every predicate but NE is false on NaN;
+  i1 compares as unsigned, false < true), `kl.convert` (the tensor dialect's `convert`
+  semantics), `kl.shr {arithmetic}`.
+- memory: `kl.load %ptr, %index` -> element; `kl.store %value, %ptr, %index`. Indices count
+  elements (i64).
+- control: `kl.for %lo, %hi, %step, %inits... -> results` with one block taking the induction
+  variable (i64) and the carried values, ending with `kl.yield` of the next carried values; it
+  runs while `iv < hi` (signed) and `step` must be positive;
+  `kl.if %cond -> results` with a then and an else region, each ending with `kl.yield`.
+
+Semantics of each op are those of the tensor dialect op of the same name (docs/tensor-ops.md);
+the emitter maps them to PTX for the target's math tier.
+"""
+from accy._core.registry import (CONSTANT, ISOLATED_FROM_ABOVE, OpDef, PURE,
+                                 SAME_OPERANDS_AND_RESULT_TYPE, SINGLE_BLOCK, SYMBOL, TERMINATOR,
+                                 VARIADIC, register_dialect)
+from accy._core.attributes import DenseAttr
+from accy._core.context import Builder
+from accy._core.types import OpaqueType, TensorType
+
+KL_BINARY = ("add", "sub", "mul", "div", "rem", "min", "max", "pow", "and", "or", "xor", "shl",
+             "shr")
+KL_UNARY = ("neg", "abs", "not", "sign", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log",
+            "log1p", "tanh", "logistic", "erf", "sin", "cos", "floor", "ceil", "rint",
+            "is_finite")
+SPECIAL_REGISTERS = tuple(f"{r}.{a}" for r in ("tid", "ntid", "ctaid", "nctaid")
+                          for a in "xyz")
+PREDICATES = ("EQ", "NE", "LT", "LE", "GT", "GE")
+
+
+def scalar(dtype):
+    return TensorType(dtype, ())
+
+
+def ptr_type(dtype):
+    """The type of a pointer to global memory holding `dtype` elements."""
+    return OpaqueType(f"!kl.ptr<{dtype}>")
+
+
+def pointee(t):
+    """The element dtype of a `!kl.ptr<...>` type, or None for any other type."""
+    text = getattr(t, "text", None)
+    if text is None or not text.startswith("!kl.ptr<"):
+        return None
+    return text[len("!kl.ptr<"):-1]
+
+
+def _is_scalar(t):
+    return isinstance(t, TensorType) and t.shape == ()
+
+
+def _scalars(op):
+    bad = [str(t) for t in tuple(op.operand_types) + tuple(op.result_types) if not _is_scalar(t)]
+    return f"operands and results must be scalars (rank-0 tensors), got {', '.join(bad)}" \
+        if bad else None
+
+
+def _verify_kernel(op):
+    entry = op.regions[0].entry
+    if entry is None:
+        return "needs a body"
+    for a in entry.arguments:
+        if pointee(a.type) is None and not _is_scalar(a.type):
+            return f"parameters are pointers or scalars, got {a.type}"
+    last = entry.last_op
+    if last is None or last.name != "kl.return":
+        return "must end with kl.return"
+    return None
+
+
+def _verify_cmp(op):
+    t = op.operand_types
+    if len(t) != 2 or t[0] != t[1] or not _is_scalar(t[0]):
+        return "compares two scalars of one type"
+    if op.result_types != (scalar("i1"),):
+        return "gives an i1 scalar"
+    return None
+
+
+def _verify_select(op):
+    c, a, b = op.operand_types
+    if c != scalar("i1") or a != b or op.result_types != (a,):
+        return "takes an i1 condition and two values of the result's type"
+    return None
+
+
+def _verify_load(op):
+    ptr, index = op.operand_types
+    dtype = pointee(ptr)
+    if dtype is None or index != scalar("i64") or op.result_types != (scalar(dtype),):
+        return "loads an element of the pointer's dtype at an i64 index"
+    return None
+
+
+def _verify_store(op):
+    value, ptr, index = op.operand_types
+    dtype = pointee(ptr)
+    if dtype is None or index != scalar("i64") or value != scalar(dtype):
+        return "stores a value of the pointer's dtype at an i64 index"
+    return None
+
+
+def _verify_for(op):
+    types = op.operand_types
+    if len(types) < 3 or any(t != scalar("i64") for t in types[:3]):
+        return "takes i64 lower bound, upper bound and step, then the carried values"
+    carried = tuple(types[3:])
+    if tuple(op.result_types) != carried:
+        return "gives the carried values"
+    body = op.regions[0].entry
+    if body is None or tuple(a.type for a in body.arguments) != (scalar("i64"),) + carried:
+        return "its block takes the i64 induction variable and the carried values"
+    last = body.last_op
+    if last is None or last.name != "kl.yield" or tuple(last.operand_types) != carried:
+        return "its block ends with kl.yield of the carried values"
+    return None
+
+
+def _verify_if(op):
+    if tuple(op.operand_types) != (scalar("i1"),):
+        return "takes an i1 condition"
+    for region in op.regions:
+        block = region.entry
+        if block is None:
+            return "needs a then and an else block"
+        last = block.last_op
+        if last is None or last.name != "kl.yield" or \
+                tuple(last.operand_types) != tuple(op.result_types):
+            return "each block ends with kl.yield of the results"
+    return None
+
+
+def _verify_special(op):
+    if op.attributes["register"] not in SPECIAL_REGISTERS:
+        return f"register must be one of {', '.join(SPECIAL_REGISTERS)}"
+    if op.result_types != (scalar("i32"),):
+        return "gives an i32"
+    return None
+
+
+def _verify_constant(op):
+    value = op.attributes["value"]
+    if value.type.shape != () or op.result_types != (scalar(value.type.dtype),):
+        return "holds a rank-0 value of its result's dtype"
+    return None
+
+
+def _verify_predicate(op):
+    if op.attributes["predicate"] not in PREDICATES:
+        return f"predicate must be one of {', '.join(PREDICATES)}"
+    return _verify_cmp(op)
+
+
+_SAME = PURE | SAME_OPERANDS_AND_RESULT_TYPE
+
+
+def _rows():
+    rows = [
+        OpDef("kl.kernel", regions=1, attributes={"sym_name": (str, True)},
+              traits=ISOLATED_FROM_ABOVE | SYMBOL | SINGLE_BLOCK, verify=_verify_kernel),
+        OpDef("kl.return", traits=TERMINATOR),
+        OpDef("kl.special", results=1, attributes={"register": (str, True)}, traits=PURE,
+              verify=_verify_special),
+        OpDef("kl.constant", results=1, attributes={"value": (DenseAttr, True)},
+              traits=PURE | CONSTANT, verify=_verify_constant),
+        OpDef("kl.fma", operands=3, results=1, traits=_SAME, verify=_scalars),
+        OpDef("kl.select", operands=3, results=1, traits=PURE, verify=_verify_select),
+        OpDef("kl.cmp", operands=2, results=1, attributes={"predicate": (str, True)},
+              traits=PURE, verify=_verify_predicate),
+        OpDef("kl.convert", operands=1, results=1, traits=PURE, verify=_scalars),
+        OpDef("kl.load", operands=2, results=1, traits=PURE, verify=_verify_load),
+        OpDef("kl.store", operands=3, verify=_verify_store),
+        OpDef("kl.for", operands=(3, VARIADIC), results=(0, VARIADIC), regions=1,
+              traits=SINGLE_BLOCK, verify=_verify_for),
+        OpDef("kl.if", operands=1, results=(0, VARIADIC), regions=2, traits=SINGLE_BLOCK,
+              verify=_verify_if),
+        OpDef("kl.yield", operands=(0, VARIADIC), traits=TERMINATOR),
+    ]
+    rows += [OpDef(f"kl.{name}", operands=2, results=1, traits=_SAME, verify=_scalars,
+                   attributes={"arithmetic": (bool, False)} if name == "shr" else {})
+             for name in KL_BINARY]
+    rows += [OpDef(f"kl.{name}", operands=1, results=1,
+                   traits=PURE if name == "is_finite" else _SAME, verify=_scalars)
+             for name in KL_UNARY]
+    return rows
+
+
+register_dialect("kl", _rows())
+
+
+class KernelBuilder:
+    """Writes one `kl.kernel` at the end of `block` (a module body):
+
+        kb = KernelBuilder(ctx, module.body, "scale", [ptr_type("f32"), scalar("i64")])
+        x, n = kb.params
+        i = kb.global_index()
+        kb.store(kb.op("mul", kb.load(x, i), kb.constant(2.0, "f32")), x, i)
+        kernel = kb.finish()
+    """
+
+    def __init__(self, context, block, name, param_types):
+        self.context = context
+        self.kernel = Builder(context).at_end(block).create(
+            "kl.kernel", attributes={"sym_name": name})
+        entry = self.kernel.regions[0].add_block(list(param_types))
+        self.params = list(entry.arguments)
+        self.builder = Builder(context).at_end(entry)
+
+    def emit(self, name, operands=(), result_types=None, **attributes):
+        op = self.builder.create(name, list(operands), result_types=result_types,
+                                 attributes=attributes or None)
+        return op
+
+    def op(self, name, *operands, **attributes):
+        """An arithmetic op (`KL_BINARY`, `KL_UNARY`, fma, select) on scalars."""
+        t = operands[-1].type
+        return self.emit(f"kl.{name}", operands, [t], **attributes).results[0]
+
+    def cmp(self, predicate, a, b):
+        return self.emit("kl.cmp", (a, b), [scalar("i1")], predicate=predicate).results[0]
+
+    def is_finite(self, a):
+        return self.emit("kl.is_finite", (a,), [scalar("i1")]).results[0]
+
+    def convert(self, value, dtype):
+        if value.type == scalar(dtype):
+            return value
+        return self.emit("kl.convert", (value,), [scalar(dtype)]).results[0]
+
+    def constant(self, value, dtype):
+        import numpy as np
+        from accy._core.types import numpy_dtype, round_float
+        if dtype in ("f16", "bf16", "f32", "f64"):
+            array = np.asarray(round_float(float(value), dtype))
+        else:
+            array = np.asarray(value, numpy_dtype(dtype))
+        return self.emit("kl.constant", (), [scalar(dtype)],
+                         value=DenseAttr(array, dtype)).results[0]
+
+    def special(self, register):
+        return self.emit("kl.special", (), [scalar("i32")], register=register).results[0]
+
+    def load(self, ptr, index):
+        return self.emit("kl.load", (ptr, index), [scalar(pointee(ptr.type))]).results[0]
+
+    def store(self, value, ptr, index):
+        self.emit("kl.store", (value, ptr, index), [])
+
+    def global_index(self, axis="x"):
+        """ctaid * ntid + tid along `axis`, as i64."""
+        block = self.convert(self.special(f"ctaid.{axis}"), "i64")
+        size = self.convert(self.special(f"ntid.{axis}"), "i64")
+        tid = self.convert(self.special(f"tid.{axis}"), "i64")
+        return self.op("add", self.op("mul", block, size), tid)
+
+    def grid_size(self, axis="x"):
+        """nctaid * ntid along `axis`, as i64: the stride of a grid-stride loop."""
+        return self.op("mul", self.convert(self.special(f"nctaid.{axis}"), "i64"),
+                       self.convert(self.special(f"ntid.{axis}"), "i64"))
+
+    def for_(self, lo, hi, step, inits, body):
+        """`kl.for`: `body(kb, iv, *carried)` writes the body and returns the next carried
+        values; returns the loop's results."""
+        types = [v.type for v in inits]
+        loop = self.emit("kl.for", [lo, hi, step] + list(inits), types)
+        block = loop.regions[0].add_block([scalar("i64")] + types)
+        saved, self.builder = self.builder, Builder(self.context).at_end(block)
+        try:
+            out = body(self, *block.arguments) or ()
+            self.emit("kl.yield", list(out), [])
+        finally:
+            self.builder = saved
+        return list(loop.results)
+
+    def if_(self, cond, then, otherwise=None, result_types=()):
+        """`kl.if`: `then(kb)` and `otherwise(kb)` write the branches and return the results."""
+        op = self.emit("kl.if", [cond], list(result_types))
+        for region, fn in zip(op.regions, (then, otherwise)):
+            block = region.add_block([])
+            saved, self.builder = self.builder, Builder(self.context).at_end(block)
+            try:
+                out = fn(self) if fn is not None else ()
+                self.emit("kl.yield", list(out or ()), [])
+            finally:
+                self.builder = saved
+        return list(op.results)
+
+    def finish(self):
+        self.emit("kl.return", (), [])
+        return self.kernel

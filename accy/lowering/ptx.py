@@ -1,0 +1,745 @@
+"""The PTX emitter: `kl.kernel` ops (accy/lowering/kl.py) -> one PTX module text.
+
+    ptx = emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact")
+
+`kernels` is a list of `kl.kernel` ops (or one, or a module holding them); `arch` (or the
+`target` keyword) may also be an `accy.passes.target.TargetProfile` (its arch, ptx_version and
+math_tier are used). sm_80 or later (min.NaN, bf16 cvt/fma), PTX ISA 7.8 or later. The text has
+`.version`, `.target`, `.address_size 64` and one `.visible .entry` per kernel, named by its
+`sym_name`. Emission is deterministic: registers and labels are numbered in walk order, so the
+same kernels give byte-identical text in any process. Every kl op means what the tensor op of
+the same name means in `accy.reference` (docs/tensor-ops.md "Numerics"); an (op, dtype) the
+emitter cannot do exactly raises `UnsupportedError` naming both, never wrong code.
+
+Parameters and registers:
+- a pointer `!kl.ptr<T>` is `.param .u64`, loaded and turned into a global address
+  (`cvta.to.global.u64`); a scalar is `.param` of its memory type (f16/bf16 `.b16`, i1 `.u8`).
+- registers: `%p` pred (i1), `%rs` b16 (f16, bf16), `%r` b32 (i32; i16, i8 and u8 too, kept
+  sign-extended (i16, i8) or zero-extended (u8) to 32 bits after every op that may leave the
+  range, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
+- `kl.load`/`kl.store`: `ld.global`/`st.global` at pointer + index * itemsize (`mad.lo.s64`).
+- `kl.for`: the induction variable and carried values live in registers; the guard `iv < hi`
+  (signed) is at the top, the step and `bra.uni` back at the bottom. `kl.if`: `@!p bra` to the
+  else part; both parts copy their yields into the result registers.
+
+What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
+- integers (computed in s32/u32/s64): add sub mul -> add/sub/mul.lo; fma -> mad.lo; min max ->
+  min/max; and or xor not -> bitwise; neg abs sign; div/rem -> div/rem guarded for the
+  reference's x/0 = -1, x%0 = x, MIN/-1 = MIN, MIN%-1 = 0 (unguarded for a constant divisor
+  other than 0 and -1); shl/shr -> shift by the amount clamped to the bit width (amounts out of
+  [0, bits) give 0 or the sign fill); pow -> a square-and-multiply loop (negative exponents:
+  1 for base 1, +-1 for base -1, else 0).
+- i1: add/or/max -> or.pred, mul/and/min -> and.pred, xor -> xor.pred, not -> not.pred.
+- f32/f64: + - * / sqrt fma -> add/sub/mul/div/sqrt/fma.rn (exact tier; .rn also keeps ptxas
+  from contracting), neg abs -> neg/abs, floor ceil rint -> cvt.rmi/rpi/rni, sign -> setp +
+  selp, min/max -> min.NaN.f32 / min.f64 with a NaN select, and on equal operands the bitwise
+  or/and of the two (so min(-0, +0) = -0, max = +0 whatever the hardware picks), rem -> exact
+  fmod (math.py), is_finite -> testp.finite, compares -> setp (NE is .neu: true on NaN);
+  f64 rsqrt -> sqrt.rn + rcp.rn (the reference's own two roundings, bit-exact).
+- f16/bf16: widened to f32 (bf16 by a 16-bit shift), computed as f32, rounded once by cvt.rn;
+  fma is the native fma.rn.f16/bf16; neg/abs flip/clear the sign bit.
+- transcendentals (exp exp2 expm1 log log1p tanh logistic erf sin cos pow, and rsqrt) on f32,
+  f16, bf16: the operand widened to f64, the function evaluated by `accy.lowering.math` in
+  IEEE f64 arithmetic (~2^-50 relative error, pow ~2^-44), rounded once to the dtype (bf16:
+  f64 -> f32 rounded to odd, then cvt.rn.bf16.f32). Max error vs the reference, `ULP_BOUND`:
+
+      exp exp2 expm1 log log1p tanh logistic erf sin cos pow   1 ulp
+      rsqrt (the reference's own sqrt.rn.f64 + rcp.rn.f64)      0 ulp (bit-exact)
+
+  Measured on 600k random f32 operands per function (wide ranges: subnormals, overflow,
+  |x| up to 3e38 for sin/cos) and every f16/bf16 bit pattern: 0 ulp everywhere except pow on
+  f16/bf16, 1 ulp where the exact power is a rounding midpoint (f16 1.5^7 = 17.0859375).
+  The price is f64 throughput (fine on sm_80/sm_90 datacenter parts).
+- fast tier (f32, and f16/bf16 through f32): add/sub/mul/fma .ftz, div.full.ftz,
+  sqrt.approx.ftz, rsqrt.approx.ftz, ex2.approx.ftz (exp, exp2, logistic with rcp.approx),
+  lg2.approx.ftz (log), tanh.approx, sin/cos.approx.ftz; expm1, log1p, erf, pow and rem stay
+  exact. f64 is the same in both tiers.
+- convert: float->float and int->float round once (cvt.rn; int->bf16 and f64->bf16 through an
+  f32 rounded to odd, since sm_80 has no direct form); float->int `cvt.rzi` (saturating, NaN ->
+  0), clamped for i16/i8/u8; int->int truncates and re-extends; to i1 `x != 0` (setp.ne/.neu);
+  from i1 0 or 1 (selp).
+
+Unsupported (UnsupportedError): transcendentals and pow on f64 (the compiler runs such a kernel
+on the host); float-only ops (sqrt, exp, ..., floor, is_finite) on integers and i1; bitwise
+and shift ops on floats; arithmetic on i1 other than the logical ones above (sub, div, rem,
+pow, neg, abs, sign, shl, shr, fma); any op not in kl.
+"""
+import re
+import struct
+
+import numpy as np
+
+from accy.errors import UnsupportedError
+from accy.lowering import math as _math
+from accy.lowering.kl import KL_BINARY, KL_UNARY, pointee
+
+ULP_BOUND = _math.ULP_BOUND
+MATH_TIERS = ("exact", "fast")
+TRANSCENDENTAL = ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "erf", "sin",
+                  "cos", "rsqrt")
+
+# dtype -> (register class, arithmetic type, load/param type, store type, bytes)
+STORAGE = {
+    "f64": ("fd", "f64", "f64", "f64", 8), "f32": ("f", "f32", "f32", "f32", 4),
+    "f16": ("rs", "f16", "b16", "b16", 2), "bf16": ("rs", "bf16", "b16", "b16", 2),
+    "i64": ("rd", "s64", "s64", "b64", 8), "i32": ("r", "s32", "s32", "b32", 4),
+    "i16": ("r", "s32", "s16", "b16", 2), "i8": ("r", "s32", "s8", "b8", 1),
+    "u8": ("r", "u32", "u8", "b8", 1), "i1": ("p", "pred", "u8", "b8", 1),
+}
+REGISTERS = (("p", "pred"), ("rs", "b16"), ("r", "b32"), ("rd", "b64"), ("f", "f32"),
+             ("fd", "f64"))
+TYPE_CLASS = {"pred": "p", "b16": "rs", "f16": "rs", "bf16": "rs", "u16": "rs", "s16": "rs",
+              "b32": "r", "u32": "r", "s32": "r", "b64": "rd", "u64": "rd", "s64": "rd",
+              "f32": "f", "f64": "fd"}
+SMALL = {"i8": "cvt.s32.s8 {d}, {d}", "i16": "cvt.s32.s16 {d}, {d}", "u8": "and.b32 {d}, {d}, 255"}
+BITS = {"i64": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8}
+
+# ---- templates --------------------------------------------------------------------------------
+# {d} result, {a} {b} {c} operands; {t} the arithmetic type (s32 u32 s64 / f32 f64), {w} the
+# register width, {n} the dtype's bits; {v0}.. temporaries of the result's register class,
+# {p0}.. predicates, {r0}.. b32 registers, {L0}.. labels. A dict picks by signedness ("s"/"u").
+
+# integer power by squaring: v1 = a ** v0 (v0 >= 0), v2 the running square
+_POW_LOOP = """mov.b{w} {v1}, 1
+                    mov.b{w} {v2}, {a}
+                    {L0}:
+                    setp.eq.{t} {p1}, {v0}, 0
+                    @{p1} bra {L1}
+                    and.b{w} {v3}, {v0}, 1
+                    setp.ne.{t} {p2}, {v3}, 0
+                    @{p2} mul.lo.{t} {v1}, {v1}, {v2}
+                    mul.lo.{t} {v2}, {v2}, {v2}
+                    shr.u{w} {v0}, {v0}, 1
+                    bra.uni {L0}
+                    {L1}:"""
+
+INT = {
+    "add": "add.{t} {d}, {a}, {b}",
+    "sub": "sub.{t} {d}, {a}, {b}",
+    "mul": "mul.lo.{t} {d}, {a}, {b}",
+    "fma": "mad.lo.{t} {d}, {a}, {b}, {c}",
+    "min": "min.{t} {d}, {a}, {b}",
+    "max": "max.{t} {d}, {a}, {b}",
+    "and": "and.b{w} {d}, {a}, {b}",
+    "or": "or.b{w} {d}, {a}, {b}",
+    "xor": "xor.b{w} {d}, {a}, {b}",
+    "not": "not.b{w} {d}, {a}",
+    "neg": "neg.s{w} {d}, {a}",
+    "abs": {"s": "abs.{t} {d}, {a}", "u": "mov.b{w} {d}, {a}"},
+    "sign": {"s": """setp.gt.{t} {p0}, {a}, 0
+                     selp.{t} {v0}, 1, 0, {p0}
+                     setp.lt.{t} {p1}, {a}, 0
+                     selp.{t} {d}, -1, {v0}, {p1}""",
+             "u": """setp.ne.{t} {p0}, {a}, 0
+                     selp.{t} {d}, 1, 0, {p0}"""},
+    "div": {"s": """setp.eq.{t} {p0}, {b}, 0
+                    setp.eq.{t} {p1}, {b}, -1
+                    or.pred {p2}, {p0}, {p1}
+                    selp.{t} {v0}, 1, {b}, {p2}
+                    div.{t} {v1}, {a}, {v0}
+                    neg.{t} {v2}, {a}
+                    selp.{t} {v1}, {v2}, {v1}, {p1}
+                    selp.{t} {d}, -1, {v1}, {p0}""",
+            "u": """setp.eq.{t} {p0}, {b}, 0
+                    selp.{t} {v0}, 1, {b}, {p0}
+                    div.{t} {v1}, {a}, {v0}
+                    selp.{t} {d}, 255, {v1}, {p0}"""},
+    "rem": {"s": """setp.eq.{t} {p0}, {b}, 0
+                    setp.eq.{t} {p1}, {b}, -1
+                    or.pred {p2}, {p0}, {p1}
+                    selp.{t} {v0}, 1, {b}, {p2}
+                    rem.{t} {v1}, {a}, {v0}
+                    selp.{t} {v1}, 0, {v1}, {p1}
+                    selp.{t} {d}, {a}, {v1}, {p0}""",
+            "u": """setp.eq.{t} {p0}, {b}, 0
+                    selp.{t} {v0}, 1, {b}, {p0}
+                    rem.{t} {v1}, {a}, {v0}
+                    selp.{t} {d}, {a}, {v1}, {p0}"""},
+    "shl": """min.u{w} {v0}, {b}, {n}
+              cvt.u32.u{w} {r0}, {v0}
+              shl.b{w} {d}, {a}, {r0}""",
+    "shr": """and.b{w} {v1}, {a}, {mask}
+              min.u{w} {v0}, {b}, {n}
+              cvt.u32.u{w} {r0}, {v0}
+              shr.u{w} {d}, {v1}, {r0}""",
+    "shra": """cvt.s{w}.s{n} {v1}, {a}
+               min.u{w} {v0}, {b}, {n1}
+               cvt.u32.u{w} {r0}, {v0}
+               shr.s{w} {d}, {v1}, {r0}""",
+    "pow": {"s": """setp.lt.{t} {p0}, {b}, 0
+                    selp.{t} {v0}, 0, {b}, {p0}
+                    """ + _POW_LOOP + """
+                    and.b{w} {v3}, {b}, 1
+                    setp.ne.{t} {p3}, {v3}, 0
+                    selp.{t} {v4}, -1, 1, {p3}
+                    setp.eq.{t} {p4}, {a}, -1
+                    selp.{t} {v4}, {v4}, 0, {p4}
+                    setp.eq.{t} {p5}, {a}, 1
+                    selp.{t} {v4}, 1, {v4}, {p5}
+                    selp.{t} {d}, {v4}, {v1}, {p0}""",
+            "u": """mov.b{w} {v0}, {b}
+                    """ + _POW_LOOP + """
+                    mov.b{w} {d}, {v1}"""},
+}
+CLOSED = {"min", "max", "and", "or", "xor", "sign", "rem"}     # results stay in a small range
+
+BOOL = {"add": "or", "or": "or", "max": "or", "mul": "and", "and": "and", "min": "and",
+        "xor": "xor"}
+
+# f32/f64: {rnd} is .rn (exact) or .ftz (fast f32); {div}/{sqrt} the division/root forms
+FLOAT = {
+    "add": "add{rnd}.{t} {d}, {a}, {b}",
+    "sub": "sub{rnd}.{t} {d}, {a}, {b}",
+    "mul": "mul{rnd}.{t} {d}, {a}, {b}",
+    "fma": "fma.rn{ftz}.{t} {d}, {a}, {b}, {c}",
+    "div": "div{div}.{t} {d}, {a}, {b}",
+    "sqrt": "sqrt{sqrt}.{t} {d}, {a}",
+    "neg": "neg.{t} {d}, {a}",
+    "abs": "abs.{t} {d}, {a}",
+    "floor": "cvt.rmi.{t}.{t} {d}, {a}",
+    "ceil": "cvt.rpi.{t}.{t} {d}, {a}",
+    "rint": "cvt.rni.{t}.{t} {d}, {a}",
+    "sign": """setp.gt.{t} {p0}, {a}, {zero}
+               selp.{t} {v0}, {one}, {a}, {p0}
+               setp.lt.{t} {p1}, {a}, {zero}
+               selp.{t} {d}, {mone}, {v0}, {p1}""",
+    "min": """{minmax}
+              setp.eq.{t} {p0}, {a}, {b}
+              or.b{w} {v1}, {a}, {b}
+              selp.{t} {d}, {v1}, {v0}, {p0}""",
+    "max": """{minmax}
+              setp.eq.{t} {p0}, {a}, {b}
+              and.b{w} {v1}, {a}, {b}
+              selp.{t} {d}, {v1}, {v0}, {p0}""",
+}
+MINMAX = {"f32": "{op}.NaN.f32 {v0}, {a}, {b}",
+          "f64": """{op}.f64 {v0}, {a}, {b}
+                    setp.nan.f64 {p9}, {a}, {b}
+                    selp.f64 {v0}, {nan}, {v0}, {p9}"""}
+FAST = {    # fast tier, f32 only
+    "exp": "mul.ftz.f32 {f0}, {a}, 0f3FB8AA3B\nex2.approx.ftz.f32 {d}, {f0}",
+    "exp2": "ex2.approx.ftz.f32 {d}, {a}",
+    "log": "lg2.approx.ftz.f32 {f0}, {a}\nmul.ftz.f32 {d}, {f0}, 0f3F317218",
+    "tanh": "tanh.approx.f32 {d}, {a}",
+    "logistic": """mul.ftz.f32 {f0}, {a}, 0fBFB8AA3B
+                   ex2.approx.ftz.f32 {f1}, {f0}
+                   add.ftz.f32 {f2}, {f1}, 0f3F800000
+                   rcp.approx.ftz.f32 {d}, {f2}""",
+    "sin": "sin.approx.ftz.f32 {d}, {a}",
+    "cos": "cos.approx.ftz.f32 {d}, {a}",
+    "rsqrt": "rsqrt.approx.ftz.f32 {d}, {a}",
+}
+FLOAT_IMM = {"f32": {"zero": "0f00000000", "one": "0f3F800000", "mone": "0fBF800000",
+                     "nan": "0f7FC00000"},
+             "f64": {"zero": _math.D(0.0), "one": _math.D(1.0), "mone": _math.D(-1.0),
+                     "nan": _math.NAN}}
+COMPARE = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
+ONE_BITS = {"f16": "0x3C00", "bf16": "0x3F80"}
+
+
+def emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact", target=None):
+    """One PTX module holding every `kl.kernel` of `kernels` (see the module docstring).
+    `target` (or `arch` itself) may be a TargetProfile, whose fields then win."""
+    target = target if target is not None else arch if hasattr(arch, "arch") else None
+    if target is not None:
+        arch, ptx_version, math_tier = target.arch, target.ptx_version, target.math_tier
+    m = re.fullmatch(r"sm_(\d+)a?", str(arch))
+    if not m or int(m.group(1)) < 80:
+        raise UnsupportedError(f"the PTX emitter targets sm_80 or later, got arch {arch!r}")
+    if not re.fullmatch(r"\d+\.\d+", str(ptx_version)) or \
+            tuple(map(int, str(ptx_version).split("."))) < (7, 8):
+        raise UnsupportedError(f"the PTX emitter writes PTX ISA 7.8 or later, got "
+                               f"ptx_version {ptx_version!r}")
+    if math_tier not in MATH_TIERS:
+        raise UnsupportedError(f"math_tier must be one of {', '.join(MATH_TIERS)}, got "
+                               f"{math_tier!r}")
+    ops = _kernel_ops(kernels)
+    names = [op.attributes["sym_name"] for op in ops]
+    for name in names:
+        if names.count(name) > 1:
+            raise UnsupportedError(f"two kernels are named {name!r}")
+        if not re.fullmatch(r"[A-Za-z_$][\w$]*", name):
+            raise UnsupportedError(f"kernel name {name!r} is not a PTX identifier")
+    parts = ["//\n// Generated by the accy PTX emitter\n//\n", f".version {ptx_version}",
+             f".target {arch}", ".address_size 64", ""]
+    parts += [_Kernel(op, math_tier).text() for op in ops]
+    return "\n".join(parts)
+
+
+def _kernel_ops(kernels):
+    if getattr(kernels, "name", None) == "kl.kernel":
+        return [kernels]
+    ops = list(kernels.body if hasattr(kernels, "body") else kernels)     # a module, or a list
+    for op in ops:
+        if op.name != "kl.kernel":
+            raise UnsupportedError(f"emit_module takes kl.kernel ops, got '{op.name}'")
+    return ops
+
+
+def _dest_class(opcode):
+    parts = opcode.split(".")
+    if parts[0] in ("setp", "testp"):
+        return "p"
+    types = [p for p in parts[1:] if p in TYPE_CLASS]
+    return TYPE_CLASS[types[0] if parts[0] == "cvt" else types[-1]]
+
+
+def _int_imm(value):
+    v = int(value)
+    if -2**31 <= v < 2**31:
+        return str(v)
+    return "0x%016X" % (v & (2**64 - 1))
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_TEMP = re.compile(r"^(p|rs|rd|r|fd|f|v)(\d+)$")
+
+
+class _Kernel:
+    """Emits one kernel; `op`, `emit`, `label`, `place` and `template` are also the interface
+    accy.lowering.math writes its functions with."""
+
+    def __init__(self, kernel, tier):
+        self.kernel = kernel
+        self.name = kernel.attributes["sym_name"]
+        self.tier = tier
+        self.lines = []
+        self.counts = {cls: 0 for cls, _ in REGISTERS}
+        self.nlabels = 0
+        self.values = {}            # kl Value -> register
+        self.consts = {}            # kl Value -> Python number (constants)
+
+    # ---- the assembler interface ------------------------------------------------------------
+    def new(self, cls):
+        n = self.counts[cls]
+        self.counts[cls] = n + 1
+        return f"%{cls}{n}"
+
+    def emit(self, text):
+        self.lines.append(f"\t{text};")
+
+    def label(self):
+        self.nlabels += 1
+        return f"$L__{self.nlabels}"
+
+    def place(self, label):
+        self.lines.append(f"{label}:")
+
+    def op(self, opcode, *srcs, cls=None, dest=None):
+        """`opcode dest, srcs...`; dest is a new register of `cls` (default: the class of the
+        opcode's destination type) unless given. Returns dest."""
+        if dest is None:
+            dest = self.new(cls or _dest_class(opcode))
+        self.emit(f"{opcode} {', '.join([dest] + [str(s) for s in srcs])}")
+        return dest
+
+    def template(self, text, vcls, **bind):
+        """Emit a template (see INT); fresh temporaries for {v0} (class vcls), {p0}, ..."""
+        temps = {}
+
+        def sub(m):
+            name = m.group(1)
+            if name in bind:
+                return str(bind[name])
+            if name not in temps:
+                t = _TEMP.match(name)
+                if t:
+                    temps[name] = self.new(vcls if t.group(1) == "v" else t.group(1))
+                elif re.fullmatch(r"L\d+", name):
+                    temps[name] = self.label()
+                else:
+                    raise KeyError(f"template placeholder {{{name}}} is unbound")
+            return temps[name]
+        for line in text.strip().splitlines():
+            line = _PLACEHOLDER.sub(sub, line.strip())
+            if not line:
+                continue
+            if line.endswith(":"):
+                self.place(line[:-1])
+            else:
+                self.emit(line)
+
+    # ---- kernel -----------------------------------------------------------------------------
+    def text(self):
+        entry = self.kernel.regions[0].entry
+        params = []
+        for i, arg in enumerate(entry.arguments):
+            pname = f"{self.name}_param_{i}"
+            dtype = pointee(arg.type)
+            if dtype is not None:
+                if dtype not in STORAGE:
+                    raise UnsupportedError(f"kernel {self.name}: a pointer to {dtype}")
+                params.append(f"\t.param .u64 {pname}")
+                raw = self.op("ld.param.u64", f"[{pname}]")
+                self.values[arg] = self.op("cvta.to.global.u64", raw)
+                continue
+            dtype = self._dtype(arg)
+            cls, _, mem, _, _ = STORAGE[dtype]
+            params.append(f"\t.param .{mem} {pname}")
+            if dtype == "i1":
+                byte = self.op("ld.param.u8", f"[{pname}]", cls="r")
+                self.values[arg] = self.op("setp.ne.u32", byte, 0)
+            else:
+                self.values[arg] = self.op(f"ld.param.{mem}", f"[{pname}]", cls=cls)
+        self.block(entry)
+        decls = [f"\t.reg .{t} \t%{cls}<{self.counts[cls]}>;" for cls, t in REGISTERS
+                 if self.counts[cls]]
+        head = f".visible .entry {self.name}(\n" + ",\n".join(params) + "\n)\n{\n"
+        return head + "\n".join(decls) + "\n\n" + "\n".join(self.lines) + "\n}\n"
+
+    def _dtype(self, value):
+        t = value.type
+        if pointee(t) is not None or getattr(t, "shape", None) != ():
+            raise UnsupportedError(f"kernel {self.name}: {t} is not a scalar")
+        if t.dtype not in STORAGE:
+            raise UnsupportedError(f"kernel {self.name}: dtype {t.dtype}")
+        return t.dtype
+
+    def reg(self, value):
+        return self.values[value]
+
+    def block(self, block):
+        for op in block.operations:
+            name = op.name
+            if name in ("kl.yield", "kl.return"):
+                if name == "kl.return":
+                    self.emit("ret")
+                continue
+            short = name[3:] if name.startswith("kl.") else None
+            handler = getattr(self, f"_op_{short}", None) if short else None
+            if handler is not None:
+                handler(op)
+            elif short in KL_BINARY or short in KL_UNARY:
+                self._arith(op, short)
+            else:
+                raise UnsupportedError(f"kernel {self.name}: the PTX emitter does not support "
+                                       f"op '{name}'")
+
+    def define(self, value, reg):
+        self.values[value] = reg
+        return reg
+
+    # ---- structure --------------------------------------------------------------------------
+    def _op_special(self, op):
+        self.define(op.results[0], self.op("mov.u32", "%" + op.attributes["register"]))
+
+    def _op_constant(self, op):
+        value = op.results[0]
+        dtype = self._dtype(value)
+        array = np.asarray(op.attributes["value"].array)
+        cls = STORAGE[dtype][0]
+        if dtype == "i1":
+            self.consts[value] = bool(array)
+            return self.define(value, self.op("mov.pred", int(bool(array)), cls="p"))
+        if dtype in ("f16", "bf16"):
+            bits = int(array.reshape(1).view(np.uint16)[0])
+            self.consts[value] = float(array.astype(np.float64))
+            return self.define(value, self.op("mov.b16", "0x%04X" % bits, cls=cls))
+        if dtype in ("f32", "f64"):
+            self.consts[value] = float(array)
+            imm = "0f%08X" % struct.unpack("<I", struct.pack("<f", float(array)))[0] \
+                if dtype == "f32" else _math.D(float(array))
+            return self.define(value, self.op(f"mov.{dtype}", imm))
+        self.consts[value] = int(array)
+        width = 64 if dtype == "i64" else 32
+        return self.define(value, self.op(f"mov.b{width}", _int_imm(int(array)), cls=cls))
+
+    def _address(self, ptr, index, nbytes):
+        base, idx = self.reg(ptr), self.reg(index)
+        if nbytes == 1:
+            return self.op("add.s64", base, idx)
+        return self.op("mad.lo.s64", idx, nbytes, base)
+
+    def _op_load(self, op):
+        dtype = self._dtype(op.results[0])
+        cls, _, mem, _, nbytes = STORAGE[dtype]
+        addr = self._address(op.operands[0], op.operands[1], nbytes)
+        if dtype == "i1":
+            byte = self.op("ld.global.u8", f"[{addr}]", cls="r")
+            return self.define(op.results[0], self.op("setp.ne.u32", byte, 0))
+        self.define(op.results[0], self.op(f"ld.global.{mem}", f"[{addr}]", cls=cls))
+
+    def _op_store(self, op):
+        value, ptr, index = op.operands
+        dtype = self._dtype(value)
+        _, _, _, st, nbytes = STORAGE[dtype]
+        addr = self._address(ptr, index, nbytes)
+        v = self.reg(value)
+        if dtype == "i1":
+            v = self.op("selp.u32", 1, 0, v)
+        self.emit(f"st.global.{st} [{addr}], {v}")
+
+    def _copy(self, moves):
+        """Parallel copy [(dest, src)] (through temporaries when a source is overwritten)."""
+        moves = [(d, s) for d, s in moves if d != s]
+        dests = {d for d, _ in moves}
+        if any(s in dests for _, s in moves):
+            moves = [(d, self._mov(s)) for d, s in moves]
+        for d, s in moves:
+            self._mov(s, d)
+
+    def _mov(self, src, dest=None):
+        cls = (dest or src)[1:].rstrip("0123456789")
+        return self.op(f"mov.{dict(REGISTERS)[cls]}", src, dest=dest, cls=cls)
+
+    def _op_for(self, op):
+        lo, hi, step, *inits = op.operands
+        body = op.regions[0].entry
+        iv, *carried = body.arguments
+        self.define(iv, self._mov(self.reg(lo)))
+        regs = [self.define(a, self._mov(self.reg(v))) for a, v in zip(carried, inits)]
+        top, end = self.label(), self.label()
+        self.place(top)
+        self.emit(f"@{self.op('setp.ge.s64', self.reg(iv), self.reg(hi))} bra {end}")
+        self.block(body)
+        self._copy(list(zip(regs, [self.reg(v) for v in body.last_op.operands])))
+        self.op("add.s64", self.reg(iv), self.reg(step), dest=self.reg(iv))
+        self.emit(f"bra.uni {top}")
+        self.place(end)
+        for r, reg in zip(op.results, regs):
+            self.define(r, reg)
+
+    def _op_if(self, op):
+        results = [self.new(STORAGE[self._dtype(r)][0]) for r in op.results]
+        other, end = self.label(), self.label()
+        self.emit(f"@!{self.reg(op.operands[0])} bra {other}")
+        for i, region in enumerate(op.regions):
+            if i:
+                self.place(other)
+            self.block(region.entry)
+            self._copy(list(zip(results, [self.reg(v) for v in region.entry.last_op.operands])))
+            if not i:
+                self.emit(f"bra.uni {end}")
+        self.place(end)
+        for r, reg in zip(op.results, results):
+            self.define(r, reg)
+
+    # ---- arithmetic -------------------------------------------------------------------------
+    def _unsupported(self, name, dtype, why=""):
+        raise UnsupportedError(f"kernel {self.name}: the PTX emitter does not support op "
+                               f"{name} on dtype {dtype}" + (f" ({why})" if why else ""))
+
+    def _op_fma(self, op):
+        self._arith(op, "fma")
+
+    def _op_select(self, op):
+        c, a, b = (self.reg(v) for v in op.operands)
+        dtype = self._dtype(op.results[0])
+        if dtype == "i1":
+            x = self.op("and.pred", c, a)
+            y = self.op("and.pred", self.op("not.pred", c), b)
+            return self.define(op.results[0], self.op("or.pred", x, y))
+        cls, t, _, _, _ = STORAGE[dtype]
+        typ = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}[cls]
+        self.define(op.results[0], self.op(f"selp.{typ}", a, b, c))
+
+    def _op_is_finite(self, op):
+        dtype = self._dtype(op.operands[0])
+        if dtype not in STORAGE or STORAGE[dtype][0] not in ("f", "fd", "rs"):
+            self._unsupported("is_finite", dtype)
+        x, t = self._float_operand(op.operands[0], dtype)
+        self.define(op.results[0], self.op(f"testp.finite.{t}", x))
+
+    def _float_operand(self, value, dtype):
+        """(register, f32/f64) holding the float `value`, f16/bf16 widened to f32."""
+        if dtype in ("f16", "bf16"):
+            return self.widen32(self.reg(value), dtype), "f32"
+        return self.reg(value), dtype
+
+    def _op_cmp(self, op):
+        a, b = op.operands
+        dtype = self._dtype(a)
+        pred = COMPARE[op.attributes["predicate"]]
+        if dtype == "i1":
+            x, y = (self.op("selp.u32", 1, 0, self.reg(v)) for v in (a, b))
+            return self.define(op.results[0], self.op(f"setp.{pred}.u32", x, y))
+        if dtype in ("f64", "f32", "f16", "bf16"):
+            (x, t), (y, _) = self._float_operand(a, dtype), self._float_operand(b, dtype)
+            pred = "neu" if pred == "ne" else pred
+        else:
+            x, y, t = self.reg(a), self.reg(b), STORAGE[dtype][1]
+        self.define(op.results[0], self.op(f"setp.{pred}.{t}", x, y))
+
+    def _arith(self, op, name):
+        dtype = self._dtype(op.results[0])
+        if name == "shr" and op.attributes.get("arithmetic", False):
+            name = "shra"
+        args = [self.reg(v) for v in op.operands]
+        if dtype == "i1":
+            d = self._bool(name, args)
+        elif dtype in BITS:
+            d = self._int(name, dtype, args, op.operands)
+        else:
+            d = self._float(name, dtype, args)
+        self.define(op.results[0], d)
+
+    def _bool(self, name, args):
+        if name == "not":
+            return self.op("not.pred", args[0])
+        if name not in BOOL:
+            self._unsupported(name, "i1")
+        return self.op(f"{BOOL[name]}.pred", *args)
+
+    def _int(self, name, dtype, args, operands):
+        cls, t, _, _, _ = STORAGE[dtype]
+        if name not in INT and name != "shra":
+            self._unsupported(name if name != "shra" else "shr", dtype, "a float-only op")
+        text = INT["shra" if name == "shra" else name]
+        if isinstance(text, dict):
+            text = text["u" if dtype == "u8" else "s"]
+        if name in ("div", "rem") and operands[1] in self.consts and \
+                self.consts[operands[1]] not in (0, -1):
+            text = f"{name}.{{t}} {{d}}, {{a}}, {{b}}"        # a constant divisor needs no guard
+        w, n = (64 if dtype == "i64" else 32), BITS[dtype]
+        for line, alias, needed in (("cvt.u32.u{w} {r0}, {v0}", ("{r0}", "{v0}"), w == 64),
+                                    ("and.b{w} {v1}, {a}, {mask}", ("{v1}", "{a}"), n < w),
+                                    ("cvt.s{w}.s{n} {v1}, {a}", ("{v1}", "{a}"), n < w)):
+            if not needed and line in text:         # a no-op at this width: drop it
+                text = text.replace(line, "").replace(*alias)
+        d = self.new(cls)
+        bind = dict(d=d, t=t, w=w, n=n, n1=n - 1, mask=(1 << n) - 1)
+        bind.update(zip("abc", args))
+        self.template(text, cls, **bind)
+        if dtype in SMALL and name not in CLOSED:
+            self.template(SMALL[dtype], cls, d=d)
+        return d
+
+    # ---- floats -----------------------------------------------------------------------------
+    def widen32(self, x, dtype):
+        if dtype == "f16":
+            return self.op("cvt.f32.f16", x)
+        wide = self.op("shl.b32", self.op("cvt.u32.u16", x), 16)
+        return self.op("mov.b32", wide, cls="f")
+
+    def narrow32(self, x, dtype):
+        return self.op(f"cvt.rn.{dtype}.f32", x)
+
+    def widen64(self, x, dtype):
+        if dtype == "f32":
+            return self.op("cvt.f64.f32", x)
+        if dtype == "f16":
+            return self.op("cvt.f64.f16", x)
+        return self.op("cvt.f64.f32", self.widen32(x, dtype))
+
+    def narrow64(self, x, dtype):
+        if dtype in ("f32", "f16"):
+            return self.op(f"cvt.rn.{dtype}.f64", x)
+        return self.narrow32(self.round_to_odd_f32(x), "bf16")
+
+    def round_to_odd_f32(self, x):
+        """f64 -> f32 rounded to odd (toward zero, then the last bit set when inexact): a
+        following cvt.rn to bf16 then rounds once, as from the exact value."""
+        f = self.op("cvt.rz.f32.f64", x)
+        inexact = self.op("setp.neu.f64", self.op("cvt.f64.f32", f), x)
+        bits = self.op("mov.b32", f, cls="r")
+        odd = self.op("selp.b32", self.op("or.b32", bits, 1), bits, inexact)
+        return self.op("mov.b32", odd, cls="f")
+
+    def _float(self, name, dtype, args):
+        if name in ("and", "or", "xor", "not", "shl", "shr", "shra"):
+            self._unsupported("shr" if name == "shra" else name, dtype, "an integer-only op")
+        if dtype in ("f16", "bf16"):
+            if name == "fma":
+                return self.op(f"fma.rn.{dtype}", *args)
+            if name in ("neg", "abs"):
+                return self.op(f"{'xor' if name == 'neg' else 'and'}.b16", args[0],
+                               "0x8000" if name == "neg" else "0x7FFF")
+            if name in TRANSCENDENTAL or name == "pow":
+                if self.tier == "fast" and name in FAST:
+                    return self.narrow32(self._f32_fast(name, self.widen32(args[0], dtype)),
+                                         dtype)
+                return self.narrow64(self._core(name, [self.widen64(a, dtype) for a in args]),
+                                     dtype)
+            wide = [self.widen32(a, dtype) for a in args]
+            return self.narrow32(self._float(name, "f32", wide), dtype)
+        if name in TRANSCENDENTAL or name == "pow":
+            if dtype == "f64":
+                if name == "rsqrt":
+                    return _math.rsqrt(self, args[0])
+                self._unsupported(name, dtype, "f64 transcendentals run on the host")
+            if self.tier == "fast" and name in FAST:
+                return self._f32_fast(name, args[0])
+            return self.narrow64(self._core(name, [self.widen64(a, dtype) for a in args]),
+                                 dtype)
+        if name == "rem":
+            return _math.fmod(self, args[0], args[1], dtype)
+        if name not in FLOAT:
+            self._unsupported(name, dtype)
+        fast = self.tier == "fast" and dtype == "f32"
+        cls = STORAGE[dtype][0]
+        d = self.new(cls)
+        bind = dict(d=d, t=dtype, w=64 if dtype == "f64" else 32,
+                    rnd=".ftz" if fast else ".rn", ftz=".ftz" if fast else "",
+                    div=".full.ftz" if fast else ".rn", sqrt=".approx.ftz" if fast else ".rn",
+                    **FLOAT_IMM[dtype])
+        bind.update(zip("abc", args))
+        text = FLOAT[name].replace("{minmax}", MINMAX[dtype].replace("{op}", name))
+        self.template(text, cls, **bind)
+        return d
+
+    def _f32_fast(self, name, x):
+        d = self.new("f")
+        self.template(FAST[name], "f", d=d, a=x)
+        return d
+
+    def _core(self, name, args):
+        return _math.CORES[name](self, *args)
+
+    # ---- convert ----------------------------------------------------------------------------
+    def _op_convert(self, op):
+        src, dst = self._dtype(op.operands[0]), self._dtype(op.results[0])
+        self.define(op.results[0], self.convert(self.reg(op.operands[0]), src, dst))
+
+    def convert(self, x, src, dst):
+        floats = ("f64", "f32", "f16", "bf16")
+        if src == dst:
+            return self._mov(x)
+        if dst == "i1":
+            if src in floats:
+                y, t = (self.widen32(x, src), "f32") if src in ("f16", "bf16") else (x, src)
+                return self.op(f"setp.neu.{t}", y, FLOAT_IMM[t]["zero"])
+            return self.op(f"setp.ne.{STORAGE[src][1]}", x, 0)
+        if src == "i1":
+            if dst in ("f16", "bf16"):
+                return self.op("selp.b16", ONE_BITS[dst], "0x0000", x)
+            if dst in ("f32", "f64"):
+                return self.op(f"selp.{dst}", FLOAT_IMM[dst]["one"], FLOAT_IMM[dst]["zero"], x)
+            return self.op(f"selp.{STORAGE[dst][1]}", 1, 0, x)
+        if src in floats and dst in floats:
+            if src == "f64":
+                return self.narrow64(x, dst)
+            if dst == "f64":
+                return self.widen64(x, src)
+            if src == "f32":
+                return self.narrow32(x, dst)
+            wide = self.widen32(x, src)
+            return wide if dst == "f32" else self.narrow32(wide, dst)
+        if dst in floats:                               # from an integer
+            it = {"i64": "s64", "u8": "u32"}.get(src, "s32")
+            if dst != "bf16":
+                return self.op(f"cvt.rn.{dst}.{it}", x)
+            if src != "i64":                            # exact in f64, then one rounding
+                return self.narrow64(self.op(f"cvt.rn.f64.{it}", x), "bf16")
+            f = self.op("cvt.rz.f32.s64", x)            # to odd: toward zero + sticky bit
+            inexact = self.op("setp.ne.s64", self.op("cvt.rzi.s64.f32", f), x)
+            bits = self.op("mov.b32", f, cls="r")
+            odd = self.op("selp.b32", self.op("or.b32", bits, 1), bits, inexact)
+            return self.narrow32(self.op("mov.b32", odd, cls="f"), "bf16")
+        if src in floats:                               # float -> integer, saturating
+            y, t = (self.widen32(x, src), "f32") if src in ("f16", "bf16") else (x, src)
+            if dst == "i64":
+                return self.op(f"cvt.rzi.s64.{t}", y)
+            if dst == "u8":
+                return self.op("min.u32", self.op(f"cvt.rzi.u32.{t}", y), 255)
+            v = self.op(f"cvt.rzi.s32.{t}", y)
+            if dst == "i32":
+                return v
+            lo, hi = (-128, 127) if dst == "i8" else (-32768, 32767)
+            return self.op("min.s32", self.op("max.s32", v, lo), hi)
+        # integer -> integer: truncate, then re-extend into the destination's range
+        if dst == "i64":
+            return self.op("cvt.u64.u32" if src == "u8" else "cvt.s64.s32", x)
+        d = self.op("cvt.u32.u64", x) if src == "i64" else self._mov(x)
+        if dst in SMALL:
+            self.template(SMALL[dst], "r", d=d)
+        return d

@@ -1,0 +1,90 @@
+"""The devices an Executable runs on, behind one PyCUDA-shaped interface (`mem_alloc`,
+`memcpy_htod`, `memcpy_dtoh`, `module_from_buffer(ptx).get_function(name)`, launches with
+`block=`, `grid=`, `shared=`): the CPU emulator of `accy.runtime.emulator`, and a GPU through
+PyCUDA (the optional `[cuda]` extra, imported only when asked for).
+
+    device = open_device("emulator")        # or "cuda"
+"""
+from accy.errors import AccyError
+
+DEVICES = ("cuda", "emulator", "reference")
+
+
+class DeviceUnavailable(AccyError):
+    """The device asked for is not there: PyCUDA, the NVIDIA driver or a GPU is missing."""
+
+
+def open_device(name):
+    """A device object for `name` ("cuda" or "emulator")."""
+    if name == "emulator":
+        from accy.runtime.emulator.driver import Emulator
+        return Emulator()
+    if name == "cuda":
+        return _cuda()
+    raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {name!r}")
+
+
+def cuda_available():
+    """Whether `open_device("cuda")` would work here."""
+    try:
+        _cuda()
+    except DeviceUnavailable:
+        return False
+    return True
+
+
+def best_device():
+    return "cuda" if cuda_available() else "emulator"
+
+
+_CUDA = None
+
+
+def _cuda():
+    global _CUDA
+    if _CUDA is not None:
+        return _CUDA
+    try:
+        import pycuda.driver as drv
+    except ImportError as e:
+        raise DeviceUnavailable(f"device 'cuda' needs PyCUDA and an NVIDIA driver (pip install "
+                                f"accy[cuda] on a machine with a GPU): {e}") from None
+    try:
+        drv.init()
+        if drv.Device.count() == 0:
+            raise DeviceUnavailable("device 'cuda': the driver sees no GPU")
+        context = drv.Device(0).retain_primary_context()
+        context.push()
+    except drv.Error as e:
+        raise DeviceUnavailable(f"device 'cuda': the driver reports {e}") from None
+    _CUDA = _PyCudaDevice(drv)
+    return _CUDA
+
+
+class _PyCudaDevice:
+    """PyCUDA's driver module with the emulator's method names: allocations are kept alive
+    here, addresses are plain ints, so `address + offset` works as on the emulator."""
+
+    def __init__(self, drv):
+        self.drv = drv
+        self.allocations = {}
+
+    def mem_alloc(self, nbytes):
+        alloc = self.drv.mem_alloc(max(int(nbytes), 1))
+        self.allocations[int(alloc)] = alloc
+        return int(alloc)
+
+    def mem_free(self, pointer):
+        self.allocations.pop(int(pointer)).free()
+
+    def memcpy_htod(self, pointer, array):
+        self.drv.memcpy_htod(int(pointer), array)
+
+    def memcpy_dtoh(self, array, pointer):
+        self.drv.memcpy_dtoh(array, int(pointer))
+
+    def module_from_buffer(self, ptx):
+        return self.drv.module_from_buffer(ptx.encode() if isinstance(ptx, str) else ptx)
+
+    def synchronize(self):
+        self.drv.Context.synchronize()

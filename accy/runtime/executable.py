@@ -1,0 +1,252 @@
+"""`accy.compile` and the `Executable` it returns: a traced function (or a module) prepared,
+kernelized and emitted as PTX, with a host schedule that runs its work items in order.
+
+    exe = accy.compile(fn, *example_args, target="sm_90")
+    exe.kernels, exe.ptx, print(exe.report())
+    outputs = exe.run(*arrays, device="emulator")      # "cuda", "emulator" or "reference"
+
+A run allocates the buffer plan on the device (the arguments and results in buffers of their
+own, every intermediate in one arena), copies the arguments in, launches each kernel with its
+buffers and scalars, runs each host fallback through the reference interpreter (reading and
+writing the same buffers), makes the copies the buffer plan asks for, and copies the results
+out. On the emulator every arena and result byte starts as 0xFF (NaN in any float dtype), so a
+kernel that skips an element shows.
+"""
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from accy._core.types import numpy_dtype
+from accy.errors import AccyError, ShapeError, TypeError as DTypeError
+from accy.runtime.devices import DEVICES, best_device, open_device
+
+PREPARE = "canonicalize,cse"
+PLAN = "shape,schedule,outline,bufferize,kernelize"
+
+
+class ArgumentError(AccyError, ValueError):
+    """Arrays that do not match what the executable was compiled for."""
+
+
+@dataclass(eq=False)
+class Executable:
+    module: object
+    func: object
+    schedule: object
+    outlines: object
+    buffers: object
+    kernelization: object
+    ptx: str
+    rebuild: object = None
+    timings: dict = field(default_factory=dict)
+    cache: object = None        # holds the analyses above alive (their cleanups run with it)
+
+    @property
+    def kernels(self):
+        return self.kernelization.kernels
+
+    @property
+    def fallbacks(self):
+        return self.kernelization.fallbacks
+
+    @property
+    def target(self):
+        return self.kernelization.target
+
+    @property
+    def arguments(self):
+        return [(a.type.shape, a.type.dtype) for a in self.func.regions[0].blocks[0].arguments]
+
+    def report(self):
+        """Kernels, kinds, host fallbacks, bytes moved, arena size and compile time per stage."""
+        s, b, t = self.schedule, self.buffers, self.target
+        lines = [f"target {t.arch}, PTX {t.ptx_version}, math tier {t.math_tier}",
+                 f"{len(self.kernels)} kernels, {len(self.fallbacks)} host fallbacks; "
+                 f"{s.bytes} bytes moved (ideal {s.ideal_bytes}); arena {b.arena_bytes} bytes "
+                 f"(peak live {b.peak_bytes})"]
+        for k in self.kernels:
+            launch = k.outline.launch
+            lines.append(f"  kernel {k.name}: {k.kind}, item {k.work_item}, {launch.text()}")
+        for f in self.fallbacks:
+            lines.append(f"  host   item {f.work_item}: {f.kind} ({f.reason})")
+        lines.append("compile time: " + ", ".join(f"{stage} {ms:.2f} ms"
+                                                  for stage, ms in self.timings.items()))
+        return "\n".join(lines)
+
+    def run(self, *arrays, device=None):
+        """The function's results for `arrays` on `device` (default: a GPU when there is one,
+        else the emulator)."""
+        arrays = self._check(arrays)
+        device = device or best_device()
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+        if device == "reference":
+            from accy import reference
+            results = reference.run(self.module, *arrays)
+        else:
+            results = _Run(self, open_device(device)).run(arrays)
+        return self.rebuild(list(results)) if self.rebuild else tuple(results)
+
+    def _check(self, arrays):
+        expected = self.arguments
+        if len(arrays) != len(expected):
+            raise ArgumentError(f"the executable takes {len(expected)} arrays, got "
+                                f"{len(arrays)}")
+        out = []
+        for i, (x, (shape, dtype)) in enumerate(zip(arrays, expected)):
+            a = np.asarray(x)
+            if a.dtype != numpy_dtype(dtype):
+                raise DTypeError(f"argument {i} must be {dtype} ({numpy_dtype(dtype)}), got "
+                                 f"{a.dtype}")
+            if a.shape != tuple(shape):
+                raise ShapeError(f"argument {i} must have shape {tuple(shape)}, got {a.shape}")
+            if isinstance(x, np.ndarray) and not x.flags.c_contiguous:
+                raise ArgumentError(f"argument {i} is not C-contiguous (strides {x.strides}); "
+                                    f"pass np.ascontiguousarray(x)")
+            out.append(a)
+        return out
+
+
+class _Run:
+    """One run of an executable on a device."""
+
+    def __init__(self, exe, device):
+        self.exe, self.dev = exe, device
+        self.addresses = {}             # buffer id -> device address
+        self.functions = {}
+
+    def run(self, arrays):
+        exe, dev = self.exe, self.dev
+        plan = exe.buffers
+        if exe.kernels:
+            module = dev.module_from_buffer(exe.ptx)
+            self.functions = {k.name: module.get_function(k.name) for k in exe.kernels}
+        allocations = []
+        try:
+            arena = dev.mem_alloc(plan.arena_bytes) if plan.arena_bytes else None
+            if arena is not None:
+                allocations.append(arena)
+                self._fill(arena, plan.arena_bytes)
+            args = plan.block.arguments
+            for b in plan.buffers:
+                if b.alias_of is not None or b.copy_of is not None:
+                    continue
+                if b.kind in ("input", "output"):
+                    p = dev.mem_alloc(b.nbytes)
+                    allocations.append(p)
+                    self.addresses[b.id] = int(p)
+                    if b.kind == "output":
+                        self._fill(p, b.nbytes)
+                elif b.offset is not None:
+                    self.addresses[b.id] = int(arena) + b.offset
+            for a, x in zip(args, arrays):
+                if a in plan.buffer_of:
+                    dev.memcpy_htod(self.address(a), np.ascontiguousarray(x))
+            kernels = {k.work_item: k for k in exe.kernels}
+            for item in exe.schedule.items:
+                if item.id in kernels:
+                    self.launch(kernels[item.id], item)
+                else:
+                    self.host(item)
+            for b in plan.buffers:
+                if b.copy_of is not None:
+                    data = self.read(b.copy_of.value)
+                    p = dev.mem_alloc(b.nbytes)
+                    allocations.append(p)
+                    self.addresses[b.id] = int(p)
+                    dev.memcpy_htod(p, data)
+            results = []
+            for i, v in enumerate(plan.block.last_op.operands):
+                buffer = [b for b in plan.buffers if b.kind == "output"][i]
+                results.append(self.read(v, buffer))
+            return results
+        finally:
+            for p in allocations:
+                dev.mem_free(p)
+
+    def _fill(self, pointer, nbytes):
+        if hasattr(self.dev, "memory"):         # the emulator: show what no kernel wrote
+            self.dev.memcpy_htod(pointer, np.full(nbytes, 0xFF, np.uint8))
+
+    def address(self, value, buffer=None):
+        b = buffer or self.exe.buffers.buffer_of[value]
+        return self.addresses[self.exe.buffers.storage(b).id]
+
+    def read(self, value, buffer=None):
+        t = value.type
+        out = np.empty(t.shape, numpy_dtype(t.dtype))
+        if out.nbytes:
+            self.dev.memcpy_dtoh(out, self.address(value, buffer))
+        return out
+
+    def launch(self, lowered, item):
+        outline = lowered.outline
+        args = [np.uint64(self.address(p.value)) for p in outline.params]
+        args += [np.int64(s.value) for s in outline.scalars]
+        launch = outline.launch
+        self.functions[lowered.name](*args, block=launch.block, grid=launch.grid,
+                                     shared=launch.shared_bytes)
+
+    def host(self, item):
+        from accy import reference
+        from accy.passes.schedule import work_item_module
+        inputs = [self.read(v) for v in item.inputs]
+        outputs = reference.run(work_item_module(item), *inputs)
+        for v, x in zip(item.outputs, outputs):
+            data = np.ascontiguousarray(np.asarray(x, numpy_dtype(v.type.dtype)))
+            if data.nbytes:
+                self.dev.memcpy_htod(self.address(v), data)
+
+
+def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by design
+    """An Executable for `fn` (a function traced on `example_args`' shapes and dtypes, an
+    `accy.jit` function, or a module) for `target` (an arch name such as "sm_90", a
+    TargetProfile field dictionary, or None for the module's own `accy.target`)."""
+    # imported here: `import accy` stays cheap for programs that only trace
+    from accy._core.analysis import AnalysisCache
+    from accy._core.attributes import DictAttr
+    from accy.frontend.jit import Jit, signature, trace
+    from accy.lowering.kernelize import KERNELIZATION
+    from accy.lowering.ptx import emit_module
+    from accy.passes import PassManager
+    from accy.passes.bufferize import BUFFER_PLAN
+    from accy.passes.outline import OUTLINE_PLAN
+    from accy.passes.schedule import SCHEDULE_PLAN
+    from accy.passes.target import ATTRIBUTE, TARGET_PROFILE, read_target_profile
+    timings = {}
+    t0 = time.perf_counter()
+    rebuild = None
+    if isinstance(fn, Jit) or callable(fn) and not hasattr(fn, "body"):
+        inner = fn.__wrapped__ if isinstance(fn, Jit) else fn
+        module, rebuild = trace(inner, [signature(a) for a in example_args])
+    else:
+        module = fn
+    if target is not None:
+        fields = {"arch": target} if isinstance(target, str) else dict(target)
+        module.set_attribute(ATTRIBUTE, DictAttr(fields))
+    read_target_profile(module)                 # a malformed target fails here, by name
+    t1 = time.perf_counter()
+    cache = AnalysisCache(module.context)
+    PassManager(PREPARE).run(module, cache)
+    t2 = time.perf_counter()
+    PassManager(PLAN).run(module, cache)
+    funcs = [op for op in module.body if op.name == "builtin.func"]
+    if len(funcs) != 1:
+        raise AccyError(f"accy.compile takes a module with one function, got {len(funcs)}")
+    func = funcs[0]
+    schedule = cache.get_cached_analysis(func, SCHEDULE_PLAN)
+    outlines = cache.get_cached_analysis(func, OUTLINE_PLAN)
+    buffers = cache.get_cached_analysis(func, BUFFER_PLAN)
+    kernelized = cache.get_cached_analysis(func, KERNELIZATION)
+    t3 = time.perf_counter()
+    target_profile = cache.get_cached_analysis(module, TARGET_PROFILE) or read_target_profile(
+        module)
+    ptx = emit_module([k.kernel for k in kernelized.kernels], arch=target_profile.arch,
+                      ptx_version=target_profile.ptx_version,
+                      math_tier=target_profile.math_tier) if kernelized.kernels else ""
+    t4 = time.perf_counter()
+    timings.update({"trace": (t1 - t0) * 1e3, "canonicalize": (t2 - t1) * 1e3,
+                    "plan+kernelize": (t3 - t2) * 1e3, "ptx": (t4 - t3) * 1e3})
+    return Executable(module, func, schedule, outlines, buffers, kernelized, ptx, rebuild,
+                      timings, cache)

@@ -1,0 +1,235 @@
+"""accy.compile end to end for elementwise, shape, reduction and row_pipeline work items:
+traced functions become kl kernels and PTX, run on the CPU emulator (outputs and arena start
+poisoned), and match the reference interpreter; every PTX text is assembled by ptxas for sm_80
+and sm_90. Items of other kinds run as host fallbacks under the exact tier and still give the
+reference's numbers."""
+import shutil
+import subprocess
+import sys
+
+import ml_dtypes  # noqa: F401  (bf16 arrays)
+import numpy as np
+import pytest
+
+import accy
+import accy.ops as ops
+from accy._core.types import numpy_dtype
+from accy.runtime.devices import DeviceUnavailable, cuda_available
+
+PTXAS = shutil.which("ptxas")
+_ASSEMBLED = set()
+
+
+def assemble(ptx, tmp_path):
+    """ptxas accepts the PTX for sm_80 and sm_90 (each distinct text once per session)."""
+    if not ptx or ptx in _ASSEMBLED:
+        return
+    assert PTXAS, "ptxas is needed to check emitted PTX (CUDA toolkit or nvidia-cuda-nvcc)"
+    for arch in ("sm_80", "sm_90"):
+        text = ptx.replace(".target sm_90", f".target {arch}")
+        path = tmp_path / f"k_{arch}.ptx"
+        path.write_text(text)
+        res = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o",
+                              str(tmp_path / f"k_{arch}.cubin")], capture_output=True, text=True)
+        assert res.returncode == 0, f"ptxas -arch={arch} rejects:\n{res.stderr}\n{ptx}"
+        assert "spill" not in res.stderr or " 0 bytes spill" in res.stderr, res.stderr
+    _ASSEMBLED.add(ptx)
+
+
+def draw(rng, shape, dtype):
+    if dtype in ("f32", "f16", "bf16", "f64"):
+        return (rng.standard_normal(shape) * 3).astype(numpy_dtype(dtype))
+    if dtype == "i1":
+        return rng.random(shape) < 0.5
+    info = np.iinfo(numpy_dtype(dtype))
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), shape,
+                        dtype=numpy_dtype(dtype))
+
+
+def check(fn, arrays, tmp_path, exact=True, kinds=None):
+    exe = accy.compile(fn, *arrays)
+    assemble(exe.ptx, tmp_path)
+    if kinds is not None:
+        assert sorted(k.kind for k in exe.kernels) == sorted(kinds), exe.report()
+    got = exe.run(*arrays, device="emulator")
+    want = exe.run(*arrays, device="reference")
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if exact:
+            raw = (lambda a: a.reshape(-1).view(np.uint8) if a.dtype.kind != "f" else a)
+            np.testing.assert_array_equal(raw(g), raw(w))
+        else:
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
+                                       rtol=1e-5, atol=1e-6)
+    return exe
+
+
+SHAPES = [(1,), (7, 13), (1000,), (1, 5, 1), (3, 600)]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i32", "i8"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_arithmetic_chain(dtype, shape, rng, tmp_path):
+    def fn(x, y):
+        return ops.maximum(x * y + x, y - x)
+    check(fn, [draw(rng, shape, dtype), draw(rng, shape, dtype)], tmp_path,
+          kinds=["elementwise"])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "i32"])
+def test_broadcast_transpose_slice_reverse(dtype, rng, tmp_path):
+    def fn(x, b):
+        return (ops.transpose(x)[::-1, 1:] + b[::-1, None]) * 2
+    check(fn, [draw(rng, (5, 9), dtype), draw(rng, (9,), dtype)], tmp_path)
+
+
+def test_pad_concatenate_and_iota(rng, tmp_path):
+    def fn(x, y):
+        z = ops.concatenate([x, y], axis=0)
+        return ops.pad(z, ((1, 2), (0, 3)), constant_values=-1.5) + ops.arange(10)[None, :7]
+    exe = check(fn, [draw(rng, (3, 4), "f32"), draw(rng, (4, 4), "f32")], tmp_path)
+    assert [k.kind for k in exe.kernels] == ["shape"]
+
+
+def test_compare_select_convert(rng, tmp_path):
+    def fn(x, y):
+        return ops.where(x < y, x.astype("f16"), (y * 2).astype("f16")).astype("i32")
+    check(fn, [draw(rng, (64,), "f32"), draw(rng, (64,), "f32")], tmp_path)
+
+
+def test_unary_math_within_tolerance(rng, tmp_path):
+    x = np.abs(draw(rng, (500,), "f32")) + 0.1
+    check(lambda x: ops.tanh(ops.log(x)) + ops.exp(-x), [x], tmp_path, exact=False)
+
+
+def test_other_kinds_fall_back_to_the_host(rng, tmp_path):
+    x, w = draw(rng, (6, 40), "f32"), draw(rng, (40, 8), "f32")
+    exe = check(lambda x, w: ops.exp(x) @ w + 1, [x, w], tmp_path, exact=False)
+    assert [f.kind for f in exe.fallbacks] == ["dot_general"]
+    assert "no dot_general lowering yet" in exe.report()
+
+
+def test_a_mix_of_kernels_and_fallbacks_through_one_arena(rng, tmp_path):
+    def fn(x, w):
+        h = ops.exp(x) * 0.5            # elementwise kernel
+        s = ops.sum(h, axis=1)          # reduction kernel
+        d = h @ w                       # dot_general: host
+        return (h.T * 3)[::-1], s + 1, ops.tanh(d)
+    exe = check(fn, [draw(rng, (8, 16), "f32"), draw(rng, (16, 4), "f32")], tmp_path,
+                exact=False)
+    assert exe.fallbacks and exe.kernels
+
+
+def test_results_that_are_arguments_are_copies(rng, tmp_path):
+    x = draw(rng, (5,), "f32")
+    exe = accy.compile(lambda x: (x, x * 2), x)
+    a, b = exe.run(x, device="emulator")
+    np.testing.assert_array_equal(a, x)
+    np.testing.assert_array_equal(b, x * 2)
+
+
+def test_bad_arguments_are_clear_errors(rng):
+    x = draw(rng, (4, 6), "f32")
+    exe = accy.compile(lambda x: x + 1, x)
+    with pytest.raises(accy.TypeError, match="argument 0 must be f32"):
+        exe.run(x.astype(np.float64), device="emulator")
+    with pytest.raises(accy.ShapeError, match=r"argument 0 must have shape \(4, 6\)"):
+        exe.run(x[:3], device="emulator")
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        exe.run(np.asfortranarray(x), device="emulator")
+    with pytest.raises(ValueError, match="takes 1 arrays"):
+        exe.run(x, x, device="emulator")
+    with pytest.raises(ValueError, match="device must be one of"):
+        exe.run(x, device="tpu")
+
+
+@pytest.mark.skipif(cuda_available(), reason="this machine has a GPU")
+def test_no_gpu_is_a_clear_error(rng):
+    x = draw(rng, (4,), "f32")
+    with pytest.raises(DeviceUnavailable, match="device 'cuda'"):
+        accy.compile(lambda x: x + 1, x).run(x, device="cuda")
+
+
+def test_ptx_is_byte_identical_across_processes(rng):
+    code = ("import numpy as np, accy, accy.ops as ops\n"
+            "x = np.zeros((7, 5), np.float32)\n"
+            "print(accy.compile(lambda x, b: ops.tanh(x * 2 + b[None, :]).T, x,"
+            " np.zeros(5, np.float32)).ptx, end='')\n")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout for _ in range(2)]
+    assert runs[0] == runs[1] and ".entry main$k0$" in runs[0]
+
+
+def test_report_names_kernels_and_times():
+    exe = accy.compile(lambda x: ops.exp(x) + 1, np.zeros(8, np.float32))
+    text = exe.report()
+    assert "1 kernels, 0 host fallbacks" in text and "main$k0$elementwise" in text
+    assert "compile time:" in text and "ptx" in text
+
+
+def test_scalars_in_and_out(rng, tmp_path):
+    a, b = np.float32(rng.standard_normal()), np.float32(rng.standard_normal())
+    check(lambda a, b: a * b + 1, [np.asarray(a), np.asarray(b)], tmp_path,
+          kinds=["elementwise"])
+    x = draw(rng, (9,), "f32")
+    check(lambda x: ops.sum(x), [x], tmp_path, exact=True, kinds=["reduction"])
+
+
+# ---- reductions and row pipelines (a thread per row) ------------------------------------------
+
+ROW_CASES = {
+    "sum_rows": lambda x: ops.sum(x, axis=-1),
+    "max_keepdims": lambda x: ops.max(x, axis=-1, keepdims=True) * 2,
+    "column_sum": lambda x: ops.sum(x * x, axis=0),
+    "all_dims": lambda x: ops.sum(x),
+    "argmax": lambda x: ops.argmax(x, axis=-1),
+    "sum_and_max": lambda x: (ops.sum(x, axis=-1), ops.min(x, axis=-1)),
+    "centered": lambda x: x - ops.mean(x, axis=-1, keepdims=True),
+}
+ROW_SHAPES = [(1, 1), (7, 13), (3, 1, 5), (2, 700)]
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES, ids=str)
+@pytest.mark.parametrize("case,dtype", [(c, d) for c in sorted(ROW_CASES)
+                                        for d in ("f32", "bf16", "i32")
+                                        if not (c == "centered" and d == "i32")])
+def test_reductions_match_the_reference_bit_for_bit(case, dtype, shape, rng, tmp_path):
+    exe = check(ROW_CASES[case], [draw(rng, shape, dtype)], tmp_path)
+    assert not exe.fallbacks, exe.report()
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("softmax", lambda x: ops.softmax(x)),
+    ("log_softmax", lambda x: ops.log_softmax(x)),
+    ("layer_norm", lambda x, w, b: ops.layer_norm(x, w, b)),
+    ("rms_norm", lambda x, w: ops.rms_norm(x, w)),
+])
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+def test_row_pipelines_run_as_one_kernel(name, fn, dtype, rng, tmp_path):
+    x = draw(rng, (5, 67), dtype)
+    args = [x] + [draw(rng, (67,), dtype) for _ in range(fn.__code__.co_argcount - 1)]
+    exe = accy.compile(fn, *args)
+    assemble(exe.ptx, tmp_path)
+    assert [k.kind for k in exe.kernels] == ["row_pipeline"] and not exe.fallbacks
+    got, want = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
+    tol = {"f32": 1e-5, "f16": 2e-3, "bf16": 2e-2}[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                               atol=tol)
+
+
+def test_the_fast_tier_has_no_host_fallback(rng, tmp_path):
+    x, w = draw(rng, (4, 8), "f32"), draw(rng, (8, 3), "f32")
+    exe = accy.compile(lambda x: ops.exp(x) * 2, x, target={"math_tier": "fast"})
+    assemble(exe.ptx, tmp_path)
+    assert "ex2.approx" in exe.ptx and exe.target.math_tier == "fast"
+    np.testing.assert_allclose(exe.run(x, device="emulator"), np.exp(x) * 2, rtol=1e-5)
+    with pytest.raises(accy.AccyError, match="cannot be lowered under the 'fast' math tier"):
+        accy.compile(lambda x, w: x @ w, x, w, target={"math_tier": "fast"})
+
+
+def test_a_target_arch_reaches_the_ptx(rng):
+    x = draw(rng, (4,), "f32")
+    assert ".target sm_80" in accy.compile(lambda x: x + 1, x, target="sm_80").ptx
+    with pytest.raises(accy.AccyError, match="arch must be one of"):
+        accy.compile(lambda x: x + 1, x, target="sm_70")
