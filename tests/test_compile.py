@@ -233,3 +233,76 @@ def test_a_target_arch_reaches_the_ptx(rng):
     assert ".target sm_80" in accy.compile(lambda x: x + 1, x, target="sm_80").ptx
     with pytest.raises(accy.AccyError, match="arch must be one of"):
         accy.compile(lambda x: x + 1, x, target="sm_70")
+
+
+# ---- scans (a thread per row) -------------------------------------------------------------------
+
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("axis,shape", [(1, (3, 5)), (0, (6, 4)), (1, (2, 1)), (2, (2, 3, 33))])
+@pytest.mark.parametrize("dtype,body,init", [("f32", "add", "0.0"), ("i32", "multiply", "1"),
+                                             ("bf16", "maximum", "-1.0")])
+def test_scans_match_the_reference_bit_for_bit(dtype, body, init, axis, shape, reverse,
+                                               exclusive, rng, tmp_path):
+    from accy.ir import parse
+    t = f"tensor<{'x'.join(map(str, shape))}x{dtype}>"
+    module = parse(f"""builtin.module ({{
+  builtin.func <{{function_type = ({t}) -> {t}, sym_name = "main"}}> ({{
+  ^bb0(%0: {t}):
+    %1 = tensor.constant <{{value = dense<{init}> : tensor<{dtype}>}}> : tensor<{dtype}>
+    %2 = tensor.scan %0, %1 <{{dimension = {axis}, exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()}}}> : {t} ({{
+    ^bb0(%3: tensor<{dtype}>, %4: tensor<{dtype}>):
+      %5 = tensor.{body} %3, %4 : tensor<{dtype}>
+      tensor.yield %5
+    }})
+    builtin.return %2
+  }})
+}})""")
+    x = draw(rng, shape, dtype)
+    if dtype == "i32":
+        x = (x % 3 + 1).astype(np.int32)
+    exe = accy.compile(module)
+    assemble(exe.ptx, tmp_path)
+    assert [k.kind for k in exe.kernels] == ["scan"] and not exe.fallbacks
+    (got,), (want,) = exe.run(x, device="emulator"), exe.run(x, device="reference")
+    np.testing.assert_array_equal(got, want)
+
+
+def test_scan_with_prologue_and_epilogue_is_one_kernel(rng, tmp_path):
+    exe = check(lambda x: ops.cumsum(ops.exp(x) * 2, axis=1) + 1, [draw(rng, (4, 50), "f32")],
+                tmp_path, exact=False, kinds=["scan"])
+    assert not exe.fallbacks
+
+
+# ---- dot_general on the FMA path (a thread per output element) ---------------------------------
+
+DOT_CASES = {
+    "matmul": (lambda a, b: a @ b, [(9, 13), (13, 6)]),
+    "batched": (lambda a, b: a @ b, [(3, 5, 7), (3, 7, 4)]),
+    "transposed_operand": (lambda a, b: a @ ops.transpose(b, (0, 2, 1)), [(2, 5, 7), (2, 3, 7)]),
+    "vector": (lambda a, b: a @ b, [(7,), (7, 3)]),
+    "broadcast_batch": (lambda a, b: a @ b, [(4, 3, 6), (6, 5)]),
+    "epilogue": (lambda x, w, b, r: ops.tanh(x @ w + b) * 0.5 + r, [(8, 16), (16, 12), (12,),
+                                                                      (8, 12)]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "i32"])
+@pytest.mark.parametrize("case", sorted(DOT_CASES))
+def test_dot_general_matches_the_reference(case, dtype, rng, tmp_path):
+    fn, shapes = DOT_CASES[case]
+    if dtype == "i32" and case == "epilogue":
+        fn = lambda x, w, b, r: (x @ w + b) * 3 - r      # noqa: E731 (no tanh on ints)
+    exe = check(fn, [draw(rng, s, dtype) for s in shapes], tmp_path, exact=dtype != "f32" or
+                case != "epilogue")
+    assert "dot_general" in [k.kind for k in exe.kernels] and not exe.fallbacks
+
+
+def test_the_transformer_block_runs_as_kernels_but_attention(rng, tmp_path):
+    from accy.examples import transformer
+    args = transformer.example_inputs()
+    exe = accy.compile(transformer.block, *args)
+    assemble(exe.ptx, tmp_path)
+    assert [f.kind for f in exe.fallbacks] == ["flash_attention"]
+    got, want = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -30,7 +30,7 @@ UNARY = {"negate": "neg", "abs": "abs", "not": "not", "sign": "sign", "sqrt": "s
          "cos": "cos", "floor": "floor", "ceil": "ceil", "round_nearest_even": "rint"}
 
 
-def lower_elementwise(context, block, outline, item, layout):
+def lower_elementwise(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body)."""
     root = item.outputs[0].type.shape
     if any(v.type.shape != root for v in item.outputs):

@@ -9,7 +9,9 @@ Under the `exact` math tier an item no lowering handles yet becomes a host fallb
 item runs on the host through the reference interpreter; `fallbacks` says which and why);
 under any other tier it is an error. Lowered today: elementwise and shape items
 (`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
-a thread per row); every other kind falls back.
+a thread per row), scan items (`accy/lowering/scan.py`, a thread per row), dot_general items
+(`accy/lowering/dot.py`, the FMA path, a thread per output element); every other kind falls
+back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, launch, params
@@ -19,8 +21,10 @@ from dataclasses import dataclass
 
 from accy._core.context import Context, Module
 from accy.errors import AccyError, UnsupportedError
+from accy.lowering.dot import lower_dot
 from accy.lowering.elementwise import lower_elementwise
 from accy.lowering.rows import lower_rows
+from accy.lowering.scan import lower_scan
 from accy.passes.bufferize import buffer_plan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.outline import outline_plan
@@ -63,7 +67,8 @@ class KernelizationAnalysis:
 
 
 LOWERINGS = {"elementwise": lower_elementwise, "shape": lower_elementwise,
-             "reduction": lower_rows, "row_pipeline": lower_rows}
+             "reduction": lower_rows, "row_pipeline": lower_rows, "scan": lower_scan,
+             "dot_general": lower_dot}
 
 
 def work_item(schedule, item_id):
@@ -89,7 +94,7 @@ def compute_kernelization(func, schedule, outlines, layout, target):
             try:
                 if lower is None:
                     raise UnsupportedError(f"no {outline.kind} lowering yet")
-                kernel = lower(context, module.body, outline, item, layout)
+                kernel = lower(context, module.body, outline, item, layout, target)
             except UnsupportedError as e:
                 if target.math_tier != "exact":
                     raise KernelizationError(

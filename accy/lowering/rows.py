@@ -23,7 +23,7 @@ from accy.lowering.kl import KernelBuilder, ptr_type, scalar
 from accy.passes.shape_layout import row_major_strides
 
 
-def lower_rows(context, block, outline, item, layout):
+def lower_rows(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind reduction or row_pipeline) into `block`; the kernel
     takes the item's inputs and outputs (pointers), then one i64 per outline scalar."""
     reduces = [op for op in item.ops if op.name == "tensor.reduce"]
@@ -87,7 +87,7 @@ def _fold(kb, lowering, red, full, keep):
         with _along(lowering, order, full, c):
             xs = [lowering.value(red.operands[j], identity_index(rank), False)
                   for j in range(n)]
-            return _body(lowering, red.regions[0].entry, list(accs) + xs)
+            return lower_body(lowering, red.regions[0].entry, list(accs) + xs)
 
     length = math.prod(full[d] for d in order)
     results = kb.for_(kb.constant(0, "i64"), kb.constant(length, "i64"),
@@ -112,7 +112,7 @@ def _along(lowering, dims, full, c):
             lowering.root[d] = v
 
 
-def _body(lowering, block, args):
+def lower_body(lowering, block, args):
     """The reduce body's ops on scalars: `args` are the accumulators then the elements."""
     env = dict(zip(block.arguments, args))
     for op in block.operations:
