@@ -103,21 +103,25 @@ def test_unary_math_within_tolerance(rng, tmp_path):
     check(lambda x: ops.tanh(ops.log(x)) + ops.exp(-x), [x], tmp_path, exact=False)
 
 
+ATTENTION = ((1, 2, 8, 4), "f32")
+
+
 def test_other_kinds_fall_back_to_the_host(rng, tmp_path):
-    x, w = draw(rng, (6, 40), "f32"), draw(rng, (40, 8), "f32")
-    exe = check(lambda x, w: ops.exp(x) @ w + 1, [x, w], tmp_path, exact=False)
-    assert [f.kind for f in exe.fallbacks] == ["dot_general"]
-    assert "no dot_general lowering yet" in exe.report()
+    q, k, v = (draw(rng, *ATTENTION) for _ in range(3))
+    exe = check(lambda q, k, v: ops.exp(ops.attention(q, k, v)) + 1, [q, k, v], tmp_path,
+                exact=False)
+    assert [f.kind for f in exe.fallbacks] == ["flash_attention"]
+    assert "no flash_attention lowering yet" in exe.report()
 
 
 def test_a_mix_of_kernels_and_fallbacks_through_one_arena(rng, tmp_path):
-    def fn(x, w):
-        h = ops.exp(x) * 0.5            # elementwise kernel
-        s = ops.sum(h, axis=1)          # reduction kernel
-        d = h @ w                       # dot_general: host
-        return (h.T * 3)[::-1], s + 1, ops.tanh(d)
-    exe = check(fn, [draw(rng, (8, 16), "f32"), draw(rng, (16, 4), "f32")], tmp_path,
-                exact=False)
+    def fn(x, q, k, v):
+        h = ops.exp(x) * 0.5                            # elementwise kernel
+        s = ops.sum(h, axis=1)                          # reduction kernel
+        a = ops.attention(q * h[0, 0], k, v)            # attention: host
+        return (h.T * 3)[::-1], s + 1, ops.tanh(a)
+    exe = check(fn, [draw(rng, (8, 16), "f32")] + [draw(rng, *ATTENTION) for _ in range(3)],
+                tmp_path, exact=False)
     assert exe.fallbacks and exe.kernels
 
 
@@ -219,13 +223,14 @@ def test_row_pipelines_run_as_one_kernel(name, fn, dtype, rng, tmp_path):
 
 
 def test_the_fast_tier_has_no_host_fallback(rng, tmp_path):
-    x, w = draw(rng, (4, 8), "f32"), draw(rng, (8, 3), "f32")
+    x = draw(rng, (4, 8), "f32")
     exe = accy.compile(lambda x: ops.exp(x) * 2, x, target={"math_tier": "fast"})
     assemble(exe.ptx, tmp_path)
     assert "ex2.approx" in exe.ptx and exe.target.math_tier == "fast"
     np.testing.assert_allclose(exe.run(x, device="emulator"), np.exp(x) * 2, rtol=1e-5)
+    q = draw(rng, *ATTENTION)
     with pytest.raises(accy.AccyError, match="cannot be lowered under the 'fast' math tier"):
-        accy.compile(lambda x, w: x @ w, x, w, target={"math_tier": "fast"})
+        accy.compile(lambda q: ops.attention(q, q, q), q, target={"math_tier": "fast"})
 
 
 def test_a_target_arch_reaches_the_ptx(rng):
