@@ -311,3 +311,11 @@ def test_the_transformer_block_runs_as_kernels_but_attention(rng, tmp_path):
     assert [f.kind for f in exe.fallbacks] == ["flash_attention"]
     got, want = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_more_elements_than_one_grid_covers(rng, tmp_path):
+    """Kernels stride over what their capped grid does not cover (4096 blocks of 256)."""
+    from accy.lowering.kernelize import MAX_BLOCKS, THREADS
+    n = MAX_BLOCKS * THREADS + 1000
+    exe = check(lambda x: x * 2 + 1, [draw(rng, (n,), "f32")], tmp_path, kinds=["elementwise"])
+    assert exe.kernels[0].launch.grid == (MAX_BLOCKS, 1, 1)

@@ -87,5 +87,5 @@ def lower_dot(context, block, outline, item, layout, target):
 
     kb.for_(kb.global_index(), kb.constant(math.prod(out_shape), "i64"), kb.grid_size(), [],
             element)
-    return kb.finish()
+    return kb.finish(), math.prod(out_shape)
 

@@ -16,6 +16,8 @@ gather, non-splat constants, compares with a non-default compare_type.
 """
 import numpy as np
 
+import math
+
 from accy.errors import UnsupportedError
 from accy.lowering.kl import KernelBuilder, ptr_type, scalar
 from accy.passes.shape_layout import row_major_strides
@@ -48,7 +50,7 @@ def lower_elementwise(context, block, outline, item, layout, target=None):
             kb.store(lowering.value(v, at_root, False), pointers[v], linear)
 
     kb.for_(kb.global_index(), n, kb.grid_size(), [], body)
-    return kb.finish()
+    return kb.finish(), math.prod(root)
 
 
 class Lowering:

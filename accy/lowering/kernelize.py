@@ -14,7 +14,7 @@ a thread per row), scan items (`accy/lowering/scan.py`, a thread per row), dot_g
 back.
 
     analysis = kernelization(pass_context, func)
-    analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, launch, params
+    analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
     analysis.fallbacks     # HostFallback: work item, kind, reason
 """
 from dataclasses import dataclass
@@ -27,7 +27,7 @@ from accy.lowering.rows import lower_rows
 from accy.lowering.scan import lower_scan
 from accy.passes.bufferize import buffer_plan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
-from accy.passes.outline import outline_plan
+from accy.passes.outline import Launch, outline_plan
 from accy.passes.schedule import schedule_plan
 from accy.passes.shape_layout import shape_layout
 from accy.passes.target import TargetProfile, target_profile
@@ -43,7 +43,18 @@ class LoweredKernel:
     kind: str
     work_item: int
     kernel: object          # the kl.kernel op, in the analysis's Context
-    outline: object         # its KernelOutline (params, scalars, launch)
+    outline: object         # its KernelOutline (params, scalars, the planned domain)
+    launch: object          # the Launch this kernel runs with
+
+
+THREADS = 256
+MAX_BLOCKS = 4096           # the kernels stride over what a grid this size does not cover
+
+
+def baseline_launch(threads):
+    """The launch of a serial-schedule kernel wanting `threads` threads: blocks of THREADS,
+    at most MAX_BLOCKS (each kernel is a grid-stride loop), no shared memory."""
+    return Launch((max(1, min(MAX_BLOCKS, -(-threads // THREADS))), 1, 1), (THREADS, 1, 1), 0)
 
 
 @dataclass(frozen=True)
@@ -94,7 +105,7 @@ def compute_kernelization(func, schedule, outlines, layout, target):
             try:
                 if lower is None:
                     raise UnsupportedError(f"no {outline.kind} lowering yet")
-                kernel = lower(context, module.body, outline, item, layout, target)
+                kernel, threads = lower(context, module.body, outline, item, layout, target)
             except UnsupportedError as e:
                 if target.math_tier != "exact":
                     raise KernelizationError(
@@ -102,7 +113,8 @@ def compute_kernelization(func, schedule, outlines, layout, target):
                         f"'{target.math_tier}' math tier: {e}") from e
                 fallbacks.append(HostFallback(item.id, outline.kind, str(e)))
                 continue
-            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline))
+            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
+                                         baseline_launch(threads)))
         module.verify()
     except BaseException:
         module.erase(force=True)    # a failed kernelization leaves no kernels behind

@@ -73,7 +73,7 @@ def lower_rows(context, block, outline, item, layout, target=None):
                     kb.constant(1, "i64"), [], element)
 
     kb.for_(kb.global_index(), kb.constant(n_rows, "i64"), kb.grid_size(), [], row_body)
-    return kb.finish()
+    return kb.finish(), n_rows
 
 
 def _fold(kb, lowering, red, full, keep):

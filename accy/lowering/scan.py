@@ -61,4 +61,4 @@ def lower_scan(context, block, outline, item, layout, target=None):
 
     kb.for_(kb.global_index(), kb.constant(math.prod(rows_shape), "i64"), kb.grid_size(), [],
             row_body)
-    return kb.finish()
+    return kb.finish(), math.prod(rows_shape)

@@ -66,7 +66,7 @@ class Executable:
                  f"{s.bytes} bytes moved (ideal {s.ideal_bytes}); arena {b.arena_bytes} bytes "
                  f"(peak live {b.peak_bytes})"]
         for k in self.kernels:
-            launch = k.outline.launch
+            launch = k.launch
             lines.append(f"  kernel {k.name}: {k.kind}, item {k.work_item}, {launch.text()}")
         for f in self.fallbacks:
             lines.append(f"  host   item {f.work_item}: {f.kind} ({f.reason})")
@@ -184,7 +184,7 @@ class _Run:
         outline = lowered.outline
         args = [np.uint64(self.address(p.value)) for p in outline.params]
         args += [np.int64(s.value) for s in outline.scalars]
-        launch = outline.launch
+        launch = lowered.launch
         self.functions[lowered.name](*args, block=launch.block, grid=launch.grid,
                                      shared=launch.shared_bytes)
 
