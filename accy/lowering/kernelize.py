@@ -10,8 +10,8 @@ item runs on the host through the reference interpreter; `fallbacks` says which 
 under any other tier it is an error. Lowered today: elementwise and shape items
 (`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
 a thread per row), scan items (`accy/lowering/scan.py`, a thread per row), dot_general items
-(`accy/lowering/dot.py`, the FMA path, a thread per output element); every other kind falls
-back.
+(`accy/lowering/dot.py`, the FMA path, a thread per output element), attention composites
+(`accy/lowering/attention.py`, a thread per query row); every other kind falls back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from accy._core.context import Context, Module
 from accy.errors import AccyError, UnsupportedError
+from accy.lowering.attention import lower_attention
 from accy.lowering.dot import lower_dot
 from accy.lowering.elementwise import lower_elementwise
 from accy.lowering.rows import lower_rows
@@ -79,7 +80,7 @@ class KernelizationAnalysis:
 
 LOWERINGS = {"elementwise": lower_elementwise, "shape": lower_elementwise,
              "reduction": lower_rows, "row_pipeline": lower_rows, "scan": lower_scan,
-             "dot_general": lower_dot}
+             "dot_general": lower_dot, "flash_attention": lower_attention}
 
 
 def work_item(schedule, item_id):
