@@ -3,6 +3,7 @@ traced functions become kl kernels and PTX, run on the CPU emulator (outputs and
 poisoned), and match the reference interpreter; every PTX text is assembled by ptxas for sm_80
 and sm_90. Items of other kinds run as host fallbacks under the exact tier and still give the
 reference's numbers."""
+import json
 import shutil
 import subprocess
 import sys
@@ -345,3 +346,62 @@ def test_more_elements_than_one_grid_covers(rng, tmp_path):
     n = MAX_BLOCKS * THREADS + 1000
     exe = check(lambda x: x * 2 + 1, [draw(rng, (n,), "f32")], tmp_path, kinds=["elementwise"])
     assert exe.kernels[0].launch.grid == (MAX_BLOCKS, 1, 1)
+
+
+# ---- kernel_call: user PTX passed through ------------------------------------------------------
+
+USER_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry twice(.param .u64 a, .param .u64 b)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r1, %r1, %r2, %r3;
+  mul.wide.s32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  add.f32 %f2, %f1, %f1;
+  st.global.f32 [%rd5], %f2;
+  ret;
+}
+"""
+
+
+def kernel_call_module(ptx):
+    from accy.ir import parse
+    quoted = json.dumps(ptx)         # the IR text's string escapes are JSON's
+    return parse(f"""builtin.module ({{
+  builtin.func <{{function_type = (tensor<256xf32>) -> tensor<256xf32>, sym_name = "main"}}> ({{
+  ^bb0(%0: tensor<256xf32>):
+    %1 = tensor.exp %0 : tensor<256xf32>
+    %2 = tensor.kernel_call %1 <{{block = [128, 1, 1], grid = [2, 1, 1], kernel = "twice", ptx = {quoted}}}> : tensor<256xf32>
+    %3 = tensor.negate %2 : tensor<256xf32>
+    builtin.return %3
+  }})
+}})""")
+
+
+def test_kernel_call_runs_the_users_ptx_between_our_kernels(rng):
+    exe = accy.compile(kernel_call_module(USER_PTX))
+    assert [k.kind for k in exe.kernels] == ["elementwise", "kernel_call", "elementwise"]
+    (user,) = [k for k in exe.kernels if k.kind == "kernel_call"]
+    assert user.name == "twice" and user.launch.grid == (2, 1, 1) and user.ptx == USER_PTX
+    x = draw(rng, (256,), "f32")
+    (y,) = exe.run(x, device="emulator")
+    np.testing.assert_allclose(y, -2 * np.exp(x.astype(np.float64)), rtol=1e-6)
+
+
+def test_kernel_call_ptx_that_does_not_assemble_is_an_error():
+    broken = USER_PTX.replace("add.f32 %f2, %f1, %f1;", "add.f32 %f2, %f1, %nope;")
+    with pytest.raises(accy.AccyError, match="does not assemble"):
+        accy.compile(kernel_call_module(broken))

@@ -11,12 +11,18 @@ under any other tier it is an error. Lowered today: elementwise and shape items
 (`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
 a thread per row), scan items (`accy/lowering/scan.py`, a thread per row), dot_general items
 (`accy/lowering/dot.py`, the FMA path, a thread per output element), attention composites
-(`accy/lowering/attention.py`, a thread per query row); every other kind falls back.
+(`accy/lowering/attention.py`, a thread per query row); a kernel_call passes its user PTX
+through with its declared launch (checked by ptxas when installed); every other kind falls
+back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
     analysis.fallbacks     # HostFallback: work item, kind, reason
 """
+import os
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 
 from accy._core.context import Context, Module
@@ -46,6 +52,7 @@ class LoweredKernel:
     kernel: object          # the kl.kernel op, in the analysis's Context
     outline: object         # its KernelOutline (params, scalars, the planned domain)
     launch: object          # the Launch this kernel runs with
+    ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
 
 
 THREADS = 256
@@ -102,6 +109,9 @@ def compute_kernelization(func, schedule, outlines, layout, target):
         kernels, fallbacks = [], []
         for outline in outlines.outlines:
             item = work_item(schedule, outline.work_item)
+            if outline.kind == "kernel_call":
+                kernels.append(_kernel_call(outline, item, target))
+                continue
             lower = LOWERINGS.get(outline.kind)
             try:
                 if lower is None:
@@ -121,6 +131,29 @@ def compute_kernelization(func, schedule, outlines, layout, target):
         module.erase(force=True)    # a failed kernelization leaves no kernels behind
         raise
     return KernelizationAnalysis(context, module, tuple(kernels), tuple(fallbacks), target)
+
+
+def _kernel_call(outline, item, target):
+    """A kernel_call's user PTX, passed through with its declared launch; checked by ptxas for
+    the target's arch when ptxas is installed (a user kernel that does not assemble is an
+    error now, not at launch)."""
+    a = item.hero.attributes
+    ptx = a["ptx"]
+    ptxas = shutil.which("ptxas")
+    if ptxas is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "user.ptx")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(ptx)
+            done = subprocess.run([ptxas, f"-arch={target.arch}", path, "-o",
+                                   os.path.join(folder, "user.cubin")], capture_output=True,
+                                  text=True)
+        if done.returncode != 0:
+            raise KernelizationError(f"the PTX of kernel_call '{a['kernel']}' (work item "
+                                     f"{item.id}) does not assemble for {target.arch}:\n"
+                                     f"{done.stderr.strip()}")
+    return LoweredKernel(outline.name, "kernel_call", item.id, None, outline, outline.launch,
+                         ptx)
 
 
 KERNELIZATION = AnalysisDescriptor("KernelizationAnalysis", WorkContract(

@@ -119,9 +119,13 @@ class _Run:
     def run(self, arrays):
         exe, dev = self.exe, self.dev
         plan = exe.buffers
-        if exe.kernels:
+        if exe.ptx:
             module = dev.module_from_buffer(exe.ptx)
-            self.functions = {k.name: module.get_function(k.name) for k in exe.kernels}
+            self.functions = {k.name: module.get_function(k.name) for k in exe.kernels
+                              if k.ptx is None}
+        for k in exe.kernels:
+            if k.ptx is not None:           # a kernel_call: the user's own module
+                self.functions[k.name] = dev.module_from_buffer(k.ptx).get_function(k.name)
         allocations = []
         try:
             arena = dev.mem_alloc(plan.arena_bytes) if plan.arena_bytes else None
@@ -242,9 +246,9 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     t3 = time.perf_counter()
     target_profile = cache.get_cached_analysis(module, TARGET_PROFILE) or read_target_profile(
         module)
-    ptx = emit_module([k.kernel for k in kernelized.kernels], arch=target_profile.arch,
-                      ptx_version=target_profile.ptx_version,
-                      math_tier=target_profile.math_tier) if kernelized.kernels else ""
+    ours = [k.kernel for k in kernelized.kernels if k.kernel is not None]
+    ptx = emit_module(ours, arch=target_profile.arch, ptx_version=target_profile.ptx_version,
+                      math_tier=target_profile.math_tier) if ours else ""
     t4 = time.perf_counter()
     timings.update({"trace": (t1 - t0) * 1e3, "canonicalize": (t2 - t1) * 1e3,
                     "plan+kernelize": (t3 - t2) * 1e3, "ptx": (t4 - t3) * 1e3})
