@@ -598,6 +598,12 @@ class ShapeLayoutAnalysis:
         return "\n".join(lines) + "\n"
 
 
+@lru_cache(maxsize=4096)
+def _type_layout(t):
+    """The buffer layout of a value of type `t` (None for a type without a shape)."""
+    return buffer_layout(t.shape, t.dtype) if hasattr(t, "shape") else None
+
+
 def value_numbers(func):
     """{value: n} as the printer numbers the values of `func` (%n): block arguments, then each
     op's results before the ops nested in it."""
@@ -625,9 +631,9 @@ def compute_shape_layout(func):
 
     def add(values):
         for v in values:
-            t = v.type
-            if hasattr(t, "shape"):
-                layouts[v] = buffer_layout(t.shape, t.dtype)
+            layout = _type_layout(v.type)
+            if layout is not None:
+                layouts[v] = layout
 
     def block(b, depth):
         order.append(("block", b, depth))
