@@ -405,3 +405,69 @@ def test_kernel_call_ptx_that_does_not_assemble_is_an_error():
     broken = USER_PTX.replace("add.f32 %f2, %f1, %f1;", "add.f32 %f2, %f1, %nope;")
     with pytest.raises(accy.AccyError, match="does not assemble"):
         accy.compile(kernel_call_module(broken))
+
+
+# ---- regressions from review ----------------------------------------------------------------
+
+def test_a_sibling_output_never_clobbers_a_donated_input():
+    x, y = np.arange(6, dtype=np.float32), np.full(6, 10, np.float32)
+    module = accy.jit(lambda x, y: (y * 2, x + y)).lower(x, y)
+    next(iter(module.body)).set_attribute("accy.donate", (0,))
+    exe = accy.compile(module)
+    got, want = exe.run(x, y, device="emulator"), exe.run(x, y, device="reference")
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_sibling_output_never_clobbers_an_arena_input(rng):
+    def fn(x, y, w):
+        looped = ops.fori_loop(0, 3, lambda i, v: v * 0.5 + 1.0, x)
+        return (y * 2) @ w, (looped + y) @ w
+    args = [draw(rng, (4, 4), "f32"), draw(rng, (4, 4), "f32"), draw(rng, (4, 3), "f32")]
+    exe = accy.compile(fn, *args)
+    for g, w in zip(exe.run(*args, device="emulator"), exe.run(*args, device="reference")):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x + np.arange(4, dtype=np.float32),
+    lambda x: ops.take(x, [2, 0], axis=1),
+    lambda x: ops.sum(x * np.arange(4, dtype=np.float32), axis=1),
+    lambda x: ops.reshape(ops.sum(x, axis=1), (3, 1)) * 2,
+], ids=["dense constant", "gather", "dense constant in a reduction", "reshaped row result"])
+def test_what_a_lowering_cannot_do_falls_back_cleanly(fn, rng, tmp_path):
+    check(fn, [draw(rng, (3, 4), "f32")], tmp_path)
+
+
+def test_empty_operands_and_results(rng, tmp_path):
+    check(lambda x: ops.pad(x, (2, 3), constant_values=1.0), [np.zeros((0,), np.float32)],
+          tmp_path)
+    check(lambda a, b: ops.concatenate([a, b], axis=0), [np.zeros((0, 3), np.float32),
+                                                         draw(rng, (2, 3), "f32")], tmp_path)
+    check(lambda x: ops.log_softmax(x), [np.zeros((0, 6), np.float32)], tmp_path)
+
+
+def test_reduce_dims_in_any_order_fold_row_major(rng, tmp_path):
+    from accy.ir import parse
+    t = "tensor<3x4x5xf32>"
+    module = parse(f"""builtin.module ({{
+  builtin.func <{{function_type = ({t}) -> tensor<4xf32>, sym_name = "main"}}> ({{
+  ^bb0(%0: {t}):
+    %1 = tensor.constant <{{value = dense<0.0> : tensor<f32>}}> : tensor<f32>
+    %2 = tensor.reduce %0, %1 <{{dimensions = [2, 0]}}> : tensor<4xf32> ({{
+    ^bb0(%3: tensor<f32>, %4: tensor<f32>):
+      %5 = tensor.add %3, %4 : tensor<f32>
+      tensor.yield %5
+    }})
+    builtin.return %2
+  }})
+}})""")
+    x = (draw(rng, (3, 4, 5), "f32") * np.array([1e6, 1, 1e-3], np.float32)[:, None, None])
+    exe = accy.compile(module)
+    (g,), (w,) = exe.run(x, device="emulator"), exe.run(x, device="reference")
+    np.testing.assert_array_equal(g, w)
+
+
+def test_f64_transcendentals_run_on_the_host(tmp_path):
+    exe = check(lambda x: ops.exp(x) + 1, [np.linspace(0, 1, 5)], tmp_path)
+    assert [f.kind for f in exe.fallbacks] == ["elementwise"] and "f64" in exe.report()

@@ -26,6 +26,8 @@ def lower_attention(context, block, outline, item, layout, target=None):
     outputs (pointers), then one i64 per outline scalar."""
     if item.roles:
         raise UnsupportedError("the decomposed attention pattern is not lowered yet")
+    if item.hero.operand_types[0].dtype == "f64":
+        raise UnsupportedError("attention on f64 (the PTX emitter has no f64 exp)")
     op = item.hero
     q, k, v = op.operands[:3]
     mask = op.operands[3] if len(op.operands) == 4 else None

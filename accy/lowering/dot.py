@@ -81,7 +81,7 @@ def lower_dot(context, block, outline, item, layout, target):
                          kb.constant(1, "i64"), [kb.constant(0, acc_dtype)], product)
         for i in range(len(lc)):
             root[rank + i] = kb.constant(0, "i64")
-        lowering.remember(dot.results[0], result_at, kb.convert(acc, out_dtype))
+        lowering.remember(dot.results[0], kb.convert(acc, out_dtype))
         for v in item.outputs:
             kb.store(lowering.value(v, result_at, False), pointers[v], linear)
 

@@ -32,6 +32,11 @@ UNARY = {"negate": "neg", "abs": "abs", "not": "not", "sign": "sign", "sqrt": "s
          "cos": "cos", "floor": "floor", "ceil": "ceil", "round_nearest_even": "rint"}
 
 
+# what the PTX emitter computes only for f32, f16 and bf16 (accy/lowering/ptx.py)
+F64_ON_HOST = frozenset(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "erf",
+                         "sin", "cos", "power"))
+
+
 def lower_elementwise(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body)."""
     root = item.outputs[0].type.shape
@@ -78,9 +83,11 @@ class Lowering:
                 return scope[which][key]
         return None
 
-    def remember(self, v, idx, value):
-        """Make `value` the value of `v` at index expressions `idx` in the current scope."""
-        self.scopes[-1][0][(v, idx, False)] = value
+    def remember(self, v, value):
+        """Make `value` the value of `v` wherever the current scope reads it: the result of
+        a reduce (for the thread's row), a dot_general or a scan step (at the thread's
+        element), which the planner lets the item read only there."""
+        self.scopes[-1][0][v] = value
 
     # ---- index expressions -------------------------------------------------------------------
     # ("affine", coeffs over the root dims, offset) | ("sum", ((coeff, expr), ...), offset)
@@ -171,6 +178,9 @@ class Lowering:
     # ---- values --------------------------------------------------------------------------------
 
     def value(self, v, idx, clamped):
+        found = self._find(0, v)            # a remembered hero result
+        if found is not None:
+            return found
         key = (v, idx, clamped)
         found = self._find(0, key)
         if found is None:
@@ -181,6 +191,8 @@ class Lowering:
         kb = self.kb
         if v in self.inputs:
             shape = v.type.shape
+            if 0 in shape:      # an empty operand is only ever read where a guard fails
+                return kb.constant(0, v.type.dtype)
             terms = []
             for stride, e, n in zip(row_major_strides(shape), idx, shape):
                 if n == 1:
@@ -238,6 +250,9 @@ class Lowering:
             return kb.op(BINARY[name], *args)
         if name in ("shift_right_arithmetic", "shift_right_logical"):
             return kb.op("shr", *args, arithmetic=name.endswith("arithmetic"))
+        if dtype == "f64" and name in F64_ON_HOST:
+            raise UnsupportedError(f"'{op.name}' on f64 (the PTX emitter has no f64 "
+                                   f"transcendentals)")
         if name in UNARY:
             return kb.op(UNARY[name], *args)
         if name == "is_finite":

@@ -113,11 +113,14 @@ def compute_kernelization(func, schedule, outlines, layout, target):
                 kernels.append(_kernel_call(outline, item, target))
                 continue
             lower = LOWERINGS.get(outline.kind)
+            built = len(list(module.body))
             try:
                 if lower is None:
                     raise UnsupportedError(f"no {outline.kind} lowering yet")
                 kernel, threads = lower(context, module.body, outline, item, layout, target)
             except UnsupportedError as e:
+                for op in list(module.body)[built:]:    # the kernel it had begun
+                    op.erase(force=True)
                 if target.math_tier != "exact":
                     raise KernelizationError(
                         f"work item {item.id} ({outline.kind}) cannot be lowered under the "

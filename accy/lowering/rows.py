@@ -78,7 +78,7 @@ def lower_rows(context, block, outline, item, layout, target=None):
 
 def _fold(kb, lowering, red, full, keep):
     """One pass over the row folding `red`; its results become row values of `lowering`."""
-    order = tuple(red.attributes["dimensions"])        # the fold's order: as written
+    order = tuple(sorted(red.attributes["dimensions"]))     # row-major, as the reference
     n = len(red.operands) // 2
     rank = len(full)
     inits = [lowering.value(red.operands[n + j], (), False) for j in range(n)]
@@ -93,7 +93,7 @@ def _fold(kb, lowering, red, full, keep):
     results = kb.for_(kb.constant(0, "i64"), kb.constant(length, "i64"),
                       kb.constant(1, "i64"), inits, element)
     for v, value in zip(red.results, results):
-        lowering.remember(v, _row_index(v.type.shape, keep, full, None), value)
+        lowering.remember(v, value)
 
 
 @contextlib.contextmanager

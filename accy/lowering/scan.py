@@ -48,7 +48,7 @@ def lower_scan(context, block, outline, item, layout, target=None):
             root[axis] = kb.op("sub", kb.constant(length - 1, "i64"), j) if reverse else j
             x = lowering.value(scan.operands[0], at, False)
             (new,) = lower_body(lowering, scan.regions[0].entry, [acc, x])
-            lowering.remember(scan.results[0], at, acc if exclusive else new)
+            lowering.remember(scan.results[0], acc if exclusive else new)
             linear = lowering.materialize(("affine", row_major_strides(shape), 0))
             for v in item.outputs:
                 kb.store(lowering.value(v, at, False), pointers[v], linear)

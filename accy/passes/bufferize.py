@@ -11,10 +11,11 @@ it to the last one that reads it.
   Net Inference", 2020): the arena buffers, largest first, each take the lowest offset whose
   gap between the buffers already placed that live at the same time is big enough. The arena
   is at least the peak live bytes; on chains and trees it is usually equal.
-- In place: an elementwise work item writes an output into the buffer of an input when the
-  input's last reader is this item, both have the same byte size and element size, and every
-  op of the item reads the input at the index it writes (identity index map), so each thread
-  reads an element before it overwrites it. The two values share one buffer (`alias_of`).
+- In place: an elementwise work item with one output writes it into the buffer of an input
+  it is computed from when the input's last reader is this item, both have the same byte size
+  and element size, and every op on the way from the input reads it at the index it writes
+  (identity index maps), so each thread reads an element before it overwrites it. The two
+  values share one buffer (`alias_of`).
 - Donation: the function attribute `accy.donate = [i, ...]` donates arguments; a donated
   argument can hold a result written in place as above, instead of a separate output buffer.
   A result that is itself an argument (or returned twice) is copied (`copy_of`).
@@ -182,8 +183,8 @@ def plan_buffers(schedule, layout, donated=frozenset()):
 
 def _in_place(out, item, buffer_of, last_read, layout, results):
     """Let `out` share the buffer of an input of elementwise `item` (see the module doc)."""
-    if item.kind != "elementwise":
-        return
+    if item.kind != "elementwise" or len(item.outputs) != 1:
+        return      # (a thread storing one output first could clobber what another reads)
     out_type = out.value.type
     for v in item.inputs:
         src = buffer_of.get(v)
@@ -200,7 +201,7 @@ def _in_place(out, item, buffer_of, last_read, layout, results):
         if src.nbytes != out.nbytes or numpy_dtype(v.type.dtype).itemsize != \
                 numpy_dtype(out_type.dtype).itemsize or v.type.shape != out_type.shape:
             continue
-        if not _reads_in_place(item, v, layout):
+        if not _reads_in_place(item, v, out.value, layout):
             continue
         out.alias_of = owner
         if owner.kind == "arena":
@@ -212,7 +213,7 @@ def _aliases(buffer_of, owner):
     return [b for b in buffer_of.values() if b.alias_of is owner]
 
 
-def _reads_in_place(item, value, layout):
+def _reads_in_place(item, value, out, layout):
     """Whether the item computes each output element from `value` at the output's own index:
     every op on a path from `value` is elementwise with `value`'s shape and reads the path at
     its own index (other operands may be read any way), so no thread reads an element another
@@ -230,7 +231,7 @@ def _reads_in_place(item, value, layout):
             if m is None or not m.is_identity:
                 return False
         reached.update(op.results)
-    return True
+    return out in reached
 
 
 def _pack(buffers):

@@ -128,8 +128,9 @@ class _Run:
                 self.functions[k.name] = dev.module_from_buffer(k.ptx).get_function(k.name)
         allocations = []
         try:
-            arena = dev.mem_alloc(plan.arena_bytes) if plan.arena_bytes else None
-            if arena is not None:
+            arena = None
+            if any(b.offset is not None for b in plan.buffers):     # (empty ones too)
+                arena = dev.mem_alloc(max(plan.arena_bytes, 1))
                 allocations.append(arena)
                 self._fill(arena, plan.arena_bytes)
             args = plan.block.arguments
