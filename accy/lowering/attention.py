@@ -16,8 +16,7 @@ import math
 import numpy as np
 
 from accy.errors import UnsupportedError
-from accy.lowering.elementwise import Lowering
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.elementwise import Lowering, start_kernel
 from accy.tensor.dialect import ATTENTION_COMPUTE
 
 
@@ -37,10 +36,7 @@ def lower_attention(context, block, outline, item, layout, target=None):
     ct = ATTENTION_COMPUTE.get(dtype, dtype)
     scale = float(op.attributes["scale"].value)
     causal = bool(op.attributes.get("causal", False))
-    params = [ptr_type(x.type.dtype) for x in item.inputs + item.outputs]
-    kb = KernelBuilder(context, block, outline.name,
-                       params + [scalar("i64")] * len(outline.scalars))
-    pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
+    kb, pointers = start_kernel(context, block, outline, item)
     (out,) = item.outputs
     # root dims: batch, head, query, key, then the head-dim (or value-column) index
     unit = [("affine", tuple(int(j == i) for j in range(5)), 0) for i in range(5)]

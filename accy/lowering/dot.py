@@ -16,8 +16,7 @@ The tiled tensor-core kernels (mma.sync with ldmatrix and cp.async pipelines, th
 """
 import math
 
-from accy.lowering.elementwise import Lowering
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.elementwise import Lowering, start_kernel
 
 FLOATS = ("f64", "f32", "f16", "bf16")
 
@@ -58,10 +57,7 @@ def lower_dot(context, block, outline, item, layout, target):
         acc_dtype = "f64"
     contracted = [lhs_shape[d] for d in lc]
 
-    params = [ptr_type(v.type.dtype) for v in item.inputs + item.outputs]
-    kb = KernelBuilder(context, block, outline.name,
-                       params + [scalar("i64")] * len(outline.scalars))
-    pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
+    kb, pointers = start_kernel(context, block, outline, item)
 
     def element(kb, linear):
         lowering = Lowering(kb, layout, pointers, item)

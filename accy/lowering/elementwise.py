@@ -37,15 +37,22 @@ F64_ON_HOST = frozenset(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logist
                          "sin", "cos", "power"))
 
 
+def start_kernel(context, block, outline, item):
+    """A KernelBuilder for `outline`'s kernel taking the item's inputs and outputs (pointers),
+    then one i64 per outline scalar, and {value: its pointer parameter}."""
+    params = [ptr_type(v.type.dtype) for v in item.inputs + item.outputs]
+    kb = KernelBuilder(context, block, outline.name,
+                       params + [scalar("i64")] * len(outline.scalars))
+    return kb, dict(zip(list(item.inputs) + list(item.outputs), kb.params))
+
+
 def lower_elementwise(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body)."""
     root = item.outputs[0].type.shape
     if any(v.type.shape != root for v in item.outputs):
         raise UnsupportedError(f"work item {item.id}: outputs of different shapes")
-    params = [ptr_type(v.type.dtype) for v in item.inputs + item.outputs] + [scalar("i64")]
-    kb = KernelBuilder(context, block, outline.name, params)
-    pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
-    n = kb.params[-1]
+    kb, pointers = start_kernel(context, block, outline, item)
+    n = kb.params[len(pointers)]            # the outline's one scalar: the element count
 
     def body(kb, linear):
         lowering = Lowering(kb, layout, pointers, item)

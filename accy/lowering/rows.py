@@ -18,8 +18,7 @@ import contextlib
 import math
 
 from accy.errors import UnsupportedError
-from accy.lowering.elementwise import Lowering, identity_index
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.passes.shape_layout import row_major_strides
 
 
@@ -32,10 +31,7 @@ def lower_rows(context, block, outline, item, layout, target=None):
     keep = [d for d in range(len(full)) if d not in dims]
     rows_shape = [full[d] for d in keep]
     n_rows = math.prod(rows_shape)
-    params = [ptr_type(v.type.dtype) for v in item.inputs + item.outputs]
-    kb = KernelBuilder(context, block, outline.name,
-                       params + [scalar("i64")] * len(outline.scalars))
-    pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
+    kb, pointers = start_kernel(context, block, outline, item)
     rank = len(full)
     row_linear = tuple((0 if d in dims else stride) for d, stride in
                        zip(range(rank), _row_strides(full, keep)))

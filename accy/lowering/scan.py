@@ -12,8 +12,7 @@ This is the correctness baseline; the block and multi-block schedules of the out
 """
 import math
 
-from accy.lowering.elementwise import Lowering, identity_index
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.lowering.rows import lower_body
 from accy.passes.shape_layout import row_major_strides
 
@@ -29,10 +28,7 @@ def lower_scan(context, block, outline, item, layout, target=None):
     rank, length = len(shape), shape[axis]
     keep = [d for d in range(rank) if d != axis]
     rows_shape = [shape[d] for d in keep]
-    params = [ptr_type(v.type.dtype) for v in item.inputs + item.outputs]
-    kb = KernelBuilder(context, block, outline.name,
-                       params + [scalar("i64")] * len(outline.scalars))
-    pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
+    kb, pointers = start_kernel(context, block, outline, item)
     at = identity_index(rank)
 
     def row_body(kb, r):
