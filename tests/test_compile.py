@@ -471,3 +471,18 @@ def test_reduce_dims_in_any_order_fold_row_major(rng, tmp_path):
 def test_f64_transcendentals_run_on_the_host(tmp_path):
     exe = check(lambda x: ops.exp(x) + 1, [np.linspace(0, 1, 5)], tmp_path)
     assert [f.kind for f in exe.fallbacks] == ["elementwise"] and "f64" in exe.report()
+
+
+def test_a_recomputed_weight_that_is_also_a_result(rng, tmp_path):
+    def fn(x, b):
+        c = b * 2
+        return ops.sum(x[:, :5] * c, axis=1), c
+    check(fn, [draw(rng, (4, 8), "f32"), draw(rng, (5,), "f32")], tmp_path)
+
+
+def test_an_executable_loads_its_modules_once_per_device(rng):
+    from accy.runtime.devices import open_device
+    x = draw(rng, (8,), "f32")
+    exe = accy.compile(lambda x: x + 1, x)
+    dev = open_device("emulator")
+    assert exe.loaded(dev) is exe.loaded(dev)

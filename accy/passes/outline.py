@@ -15,7 +15,9 @@ keeps the user's entry name and launch; a name met twice is an OutlineError. An 
 is no kernel: its outline has no launch and holds the outlines of its cond and body blocks
 (the host runs the loop).
 
-Launch domains (grid, block, shared bytes), from the target profile's generated schedules.
+Launch domains (grid, block, shared bytes), from the target profile's generated schedules:
+the domain each kind's throughput kernel is planned for. (A lowering launches its kernel with
+the domain it was written for: today's serial baselines use `LoweredKernel.launch`.)
 Grid dims are capped at CUDA's limits (x 2^31 - 1, y and z 65535); every kernel strides over
 whatever its grid does not cover (a grid-stride loop per dim), so a capped grid stays correct.
 - elementwise, shape: 256 threads, each covering one vector of the output's vector width per

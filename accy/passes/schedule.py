@@ -620,7 +620,7 @@ def _judge_reduction(members, reduces):
             return None
     space = (full, dims)
     back = _check_rules(members, members, space)
-    if back is None or (back and not trailing(space)):
+    if back is None or (back and not trailing(space)) or _escaping_free(members, members, space):
         return None
     return ("row_pipeline" if back else "reduction"), first
 
@@ -654,6 +654,16 @@ def _space_facts(space):
     full, dims = space
     return (_size([d for i, d in enumerate(full) if i not in dims]),
             tuple(row_major_strides(full)), tuple(_row_strides(full, dims)))
+
+
+def _escaping_free(nodes, members, space):
+    """Whether one of `nodes` is a recomputed value of another shape (`free` in
+    `_reduction_rules`) that something outside `members` reads: it would have to be written,
+    and a reduction item writes only full-shape and row values."""
+    full, _ = space
+    rows = _space_facts(space)[0]
+    return any(n.role == "ew" and n.shape != full and n.size not in (rows, 1)
+               and any(r not in members for r in n.readers) for n in nodes)
 
 
 def _reduction_rules(g, n, space):
@@ -960,7 +970,7 @@ class _Groups:
         members = set(self.members[a] + self.members[b])
         added = self.members[other]
         flows = _check_rules(added, members, space)
-        if flows is None:
+        if flows is None or _escaping_free(added, members, space):
             return None
         back = back or flows
         added_set = set(added)

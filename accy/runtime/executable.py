@@ -41,6 +41,7 @@ class Executable:
     rebuild: object = None
     timings: dict = field(default_factory=dict)
     cache: object = None        # holds the analyses above alive (their cleanups run with it)
+    _loaded: dict = field(default_factory=dict, repr=False)    # id(device) -> functions
 
     @property
     def kernels(self):
@@ -88,6 +89,22 @@ class Executable:
             results = _Run(self, open_device(device)).run(arrays)
         return self.rebuild(list(results)) if self.rebuild else tuple(results)
 
+    def loaded(self, device):
+        """{kernel name: function} on `device`, its modules loaded once per device (a GPU
+        compiles PTX when it loads it)."""
+        key = id(device)
+        if key not in self._loaded or self._loaded[key][0] is not device:
+            functions = {}
+            if self.ptx:
+                module = device.module_from_buffer(self.ptx)
+                functions = {k.name: module.get_function(k.name) for k in self.kernels
+                             if k.ptx is None}
+            for k in self.kernels:
+                if k.ptx is not None:           # a kernel_call: the user's own module
+                    functions[k.name] = device.module_from_buffer(k.ptx).get_function(k.name)
+            self._loaded[key] = (device, functions)
+        return self._loaded[key][1]
+
     def _check(self, arrays):
         expected = self.arguments
         if len(arrays) != len(expected):
@@ -119,13 +136,7 @@ class _Run:
     def run(self, arrays):
         exe, dev = self.exe, self.dev
         plan = exe.buffers
-        if exe.ptx:
-            module = dev.module_from_buffer(exe.ptx)
-            self.functions = {k.name: module.get_function(k.name) for k in exe.kernels
-                              if k.ptx is None}
-        for k in exe.kernels:
-            if k.ptx is not None:           # a kernel_call: the user's own module
-                self.functions[k.name] = dev.module_from_buffer(k.ptx).get_function(k.name)
+        self.functions = exe.loaded(dev)
         allocations = []
         try:
             arena = None
