@@ -27,12 +27,14 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
 Semantics of each op are those of the tensor dialect op of the same name (docs/tensor-ops.md);
 the emitter maps them to PTX for the target's math tier.
 """
+import numpy as np
+
 from accy._core.registry import (CONSTANT, ISOLATED_FROM_ABOVE, OpDef, PURE,
                                  SAME_OPERANDS_AND_RESULT_TYPE, SINGLE_BLOCK, SYMBOL, TERMINATOR,
                                  VARIADIC, register_dialect)
 from accy._core.attributes import DenseAttr
 from accy._core.context import Builder
-from accy._core.types import OpaqueType, TensorType
+from accy._core.types import OpaqueType, TensorType, numpy_dtype, round_float
 
 KL_BINARY = ("add", "sub", "mul", "div", "rem", "min", "max", "pow", "and", "or", "xor", "shl",
              "shr")
@@ -204,6 +206,30 @@ def _rows():
 register_dialect("kl", _rows())
 
 
+def _scalar_literal(value, dtype):
+    if dtype in ("f16", "bf16", "f32", "f64"):
+        array = np.asarray(round_float(float(value), dtype))
+    else:
+        array = np.asarray(value, numpy_dtype(dtype))
+    return DenseAttr(array, dtype)
+
+
+_LITERALS = {}      # (repr of the value, dtype) -> DenseAttr; repr keeps -0.0, nan, 1 vs 1.0
+
+
+def _literal(value, dtype):
+    """The rank-0 DenseAttr of `value` as `dtype` (floats rounded once), shared: attributes
+    are immutable, and kernels use the same few literals again and again."""
+    value = value.item() if hasattr(value, "item") else value
+    key = (type(value).__name__, repr(value), dtype)
+    found = _LITERALS.get(key)
+    if found is None:
+        if len(_LITERALS) > 4096:
+            _LITERALS.clear()
+        found = _LITERALS[key] = _scalar_literal(value, dtype)
+    return found
+
+
 class KernelBuilder:
     """Writes one `kl.kernel` at the end of `block` (a module body):
 
@@ -244,14 +270,8 @@ class KernelBuilder:
         return self.emit("kl.convert", (value,), [scalar(dtype)]).results[0]
 
     def constant(self, value, dtype):
-        import numpy as np
-        from accy._core.types import numpy_dtype, round_float
-        if dtype in ("f16", "bf16", "f32", "f64"):
-            array = np.asarray(round_float(float(value), dtype))
-        else:
-            array = np.asarray(value, numpy_dtype(dtype))
         return self.emit("kl.constant", (), [scalar(dtype)],
-                         value=DenseAttr(array, dtype)).results[0]
+                         value=_literal(value, dtype)).results[0]
 
     def special(self, register):
         return self.emit("kl.special", (), [scalar("i32")], register=register).results[0]
