@@ -47,7 +47,14 @@ PREDICATES = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
 
 def scalar(dtype):
-    return TensorType(dtype, ())
+    """The type of a `dtype` scalar (rank 0), made once per dtype."""
+    t = _SCALARS.get(dtype)
+    if t is None:
+        t = _SCALARS[dtype] = TensorType(dtype, ())
+    return t
+
+
+_SCALARS = {}
 
 
 def ptr_type(dtype):
