@@ -21,7 +21,6 @@ and plans are deterministic (same text for the same module, planned twice or tra
 """
 import dataclasses
 import math
-import re
 
 import numpy as np
 import pytest

@@ -7,7 +7,6 @@ import pathlib
 import numpy as np
 import pytest
 
-import accy
 import accy.ops as ops
 from accy import reference
 from accy._core.analysis import AnalysisCache
