@@ -486,3 +486,41 @@ def test_an_executable_loads_its_modules_once_per_device(rng):
     exe = accy.compile(lambda x: x + 1, x)
     dev = open_device("emulator")
     assert exe.loaded(dev) is exe.loaded(dev)
+
+
+# ---- iterate: a host loop over device kernels ------------------------------------------------
+
+@pytest.mark.parametrize("steps", [0, 1, 4])
+def test_while_loop_of_matmul_and_tanh(steps, rng, tmp_path):
+    from accy.examples.graphs import GRAPHS
+    exe = accy.compile(GRAPHS["while_matmul_tanh"](small=True))
+    assemble(exe.ptx, tmp_path)
+    assert not exe.fallbacks and "a host loop launching" in exe.report()
+    assert {k.kind for k in exe.kernels if k.scope} == {"elementwise", "dot_general"}
+    x, w = draw(rng, (16, 16), "f32") * 0.3, draw(rng, (16, 16), "f32") * 0.3
+    args = [x, w, np.asarray(steps, np.int32)]
+    (got,), (want,) = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
+    np.testing.assert_array_equal(got, want)
+
+
+def test_fori_loop_with_captured_values_and_unchanged_carries(rng, tmp_path):
+    def fn(x, b, n):
+        def body(i, c):
+            acc, keep = c
+            return acc * 0.5 + b + i.astype("f32"), keep
+        return ops.fori_loop(0, n, body, (x, x * 2))
+    args = [draw(rng, (5, 3), "f32"), draw(rng, (5, 3), "f32"), np.asarray(3, np.int32)]
+    exe = accy.compile(fn, *args)
+    assemble(exe.ptx, tmp_path)
+    for got, want in zip(exe.run(*args, device="emulator"), exe.run(*args, device="reference")):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_loop_body_with_a_host_fallback(rng, tmp_path):
+    def fn(q, n):
+        return ops.fori_loop(0, n, lambda i, c: ops.tanh(decomposed_attention(c, c, c)), q)
+    args = [draw(rng, *ATTENTION), np.asarray(2, np.int32)]
+    exe = accy.compile(fn, *args)
+    assert [f.scope[1] for f in exe.fallbacks] == ["body"]
+    got, want = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -7,7 +7,9 @@ fails.
 
 Under the `exact` math tier an item no lowering handles yet becomes a host fallback (its work
 item runs on the host through the reference interpreter; `fallbacks` says which and why);
-under any other tier it is an error. Lowered today: elementwise and shape items
+under any other tier it is an error. An iterate item is lowered block by block: the kernels of
+its cond and body blocks (`scope` = (item id, "cond" | "body")), which the executable launches
+once per trip of a host loop. Lowered today: elementwise and shape items
 (`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
 a thread per row), scan items (`accy/lowering/scan.py`, a thread per row), dot_general items
 (`accy/lowering/dot.py`, the FMA path, a thread per output element), attention composites
@@ -53,6 +55,7 @@ class LoweredKernel:
     outline: object         # its KernelOutline (params, scalars, the planned domain)
     launch: object          # the Launch this kernel runs with
     ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
+    scope: tuple = None     # None, or (iterate item id, "cond" | "body") for a loop's kernel
 
 
 THREADS = 256
@@ -70,6 +73,7 @@ class HostFallback:
     work_item: int
     kind: str
     reason: str
+    scope: tuple = None     # as LoweredKernel.scope
 
 
 @dataclass(eq=False)
@@ -105,30 +109,10 @@ def compute_kernelization(func, schedule, outlines, layout, target):
     """Lower every outline of `func` (see the module doc)."""
     context = Context(capacity=func.context.capacity)
     module = Module.create(context)
+    kernels, fallbacks = [], []
     try:
-        kernels, fallbacks = [], []
-        for outline in outlines.outlines:
-            item = work_item(schedule, outline.work_item)
-            if outline.kind == "kernel_call":
-                kernels.append(_kernel_call(outline, item, target))
-                continue
-            lower = LOWERINGS.get(outline.kind)
-            built = len(list(module.body))
-            try:
-                if lower is None:
-                    raise UnsupportedError(f"no {outline.kind} lowering yet")
-                kernel, threads = lower(context, module.body, outline, item, layout, target)
-            except UnsupportedError as e:
-                for op in list(module.body)[built:]:    # the kernel it had begun
-                    op.erase(force=True)
-                if target.math_tier != "exact":
-                    raise KernelizationError(
-                        f"work item {item.id} ({outline.kind}) cannot be lowered under the "
-                        f"'{target.math_tier}' math tier: {e}") from e
-                fallbacks.append(HostFallback(item.id, outline.kind, str(e)))
-                continue
-            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
-                                         baseline_launch(threads)))
+        _lower_block(context, module, schedule, outlines.outlines, layout, target, None,
+                     kernels, fallbacks)
         module.verify()
     except BaseException:
         module.erase(force=True)    # a failed kernelization leaves no kernels behind
@@ -136,7 +120,41 @@ def compute_kernelization(func, schedule, outlines, layout, target):
     return KernelizationAnalysis(context, module, tuple(kernels), tuple(fallbacks), target)
 
 
-def _kernel_call(outline, item, target):
+def _lower_block(context, module, schedule, outlines, layout, target, scope, kernels,
+                 fallbacks):
+    """Lower the outlines of one block's schedule. `scope`: None for the function's body,
+    (iterate item id, "cond" or "body") for a loop's blocks, whose kernels the host launches
+    once per trip (one level of loops; a loop inside a loop runs on the host)."""
+    for outline in outlines:
+        item = work_item(schedule, outline.work_item)
+        if outline.kind == "kernel_call":
+            kernels.append(_kernel_call(outline, item, target, scope))
+            continue
+        if outline.kind == "iterate" and scope is None:
+            for sub, label, nested in zip(item.plans, ("cond", "body"), outline.nested):
+                _lower_block(context, module, sub, nested, layout, target, (item.id, label),
+                             kernels, fallbacks)
+            continue
+        lower = LOWERINGS.get(outline.kind)
+        built = len(list(module.body))
+        try:
+            if lower is None:
+                raise UnsupportedError(f"no {outline.kind} lowering yet")
+            kernel, threads = lower(context, module.body, outline, item, layout, target)
+        except UnsupportedError as e:
+            for op in list(module.body)[built:]:    # the kernel it had begun
+                op.erase(force=True)
+            if target.math_tier != "exact":
+                raise KernelizationError(
+                    f"work item {item.id} ({outline.kind}) cannot be lowered under the "
+                    f"'{target.math_tier}' math tier: {e}") from e
+            fallbacks.append(HostFallback(item.id, outline.kind, str(e), scope))
+            continue
+        kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
+                                     baseline_launch(threads), scope=scope))
+
+
+def _kernel_call(outline, item, target, scope):
     """A kernel_call's user PTX, passed through with its declared launch; checked by ptxas for
     the target's arch when ptxas is installed (a user kernel that does not assemble is an
     error now, not at launch)."""
@@ -156,7 +174,7 @@ def _kernel_call(outline, item, target):
                                      f"{item.id}) does not assemble for {target.arch}:\n"
                                      f"{done.stderr.strip()}")
     return LoweredKernel(outline.name, "kernel_call", item.id, None, outline, outline.launch,
-                         ptx)
+                         ptx, scope)
 
 
 KERNELIZATION = AnalysisDescriptor("KernelizationAnalysis", WorkContract(

@@ -8,8 +8,10 @@ kernelized and emitted as PTX, with a host schedule that runs its work items in 
 A run allocates the buffer plan on the device (the arguments and results in buffers of their
 own, every intermediate in one arena), copies the arguments in, launches each kernel with its
 buffers and scalars, runs each host fallback through the reference interpreter (reading and
-writing the same buffers), makes the copies the buffer plan asks for, and copies the results
-out. On the emulator every arena and result byte starts as 0xFF (NaN in any float dtype), so a
+writing the same buffers), runs each iterate as a host loop (its carried values in two state
+buffers that trade places each trip, the condition's flag read back after each test, the
+kernels of its cond and body blocks launched per trip), makes the copies the buffer plan asks
+for, and copies the results out. On the emulator every arena and result byte starts as 0xFF (NaN in any float dtype), so a
 kernel that skips an element shows.
 """
 import time
@@ -23,6 +25,11 @@ from accy.runtime.devices import DEVICES, best_device, open_device
 
 PREPARE = "canonicalize,cse"
 PLAN = "shape,schedule,outline,bufferize,kernelize"
+
+
+def _nbytes(value):
+    t = value.type
+    return int(np.prod(t.shape, dtype=np.int64)) * numpy_dtype(t.dtype).itemsize
 
 
 class ArgumentError(AccyError, ValueError):
@@ -69,8 +76,15 @@ class Executable:
         for k in self.kernels:
             launch = k.launch
             lines.append(f"  kernel {k.name}: {k.kind}, item {k.work_item}, {launch.text()}")
+        for item in s.items:
+            if item.kind == "iterate" and not any(f.work_item == item.id and f.scope is None
+                                                  for f in self.fallbacks):
+                inside = [k.name for k in self.kernels if k.scope and k.scope[0] == item.id]
+                lines.append(f"  loop   item {item.id}: a host loop launching "
+                             f"{', '.join(inside) or 'host work only'}")
         for f in self.fallbacks:
-            lines.append(f"  host   item {f.work_item}: {f.kind} ({f.reason})")
+            where = f" (in item {f.scope[0]}'s {f.scope[1]})" if f.scope else ""
+            lines.append(f"  host   item {f.work_item}{where}: {f.kind} ({f.reason})")
         lines.append("compile time: " + ", ".join(f"{stage} {ms:.2f} ms"
                                                   for stage, ms in self.timings.items()))
         return "\n".join(lines)
@@ -132,6 +146,72 @@ class _Run:
         self.exe, self.dev = exe, device
         self.addresses = {}             # buffer id -> device address
         self.functions = {}
+        self.bound = {}                 # value -> address, for a loop block's arguments/yields
+        self.frames = []                # (a loop block's BufferPlan, its arena's address)
+
+    def run_items(self, items, scope):
+        """Run one block's work items in order: kernels, loops, host fallbacks."""
+        kernels = {k.work_item: k for k in self.exe.kernels if k.scope == scope}
+        for item in items:
+            if item.id in kernels:
+                self.launch(kernels[item.id], item)
+            elif item.kind == "iterate" and scope is None:
+                self.loop(item)
+            else:
+                self.host(item)
+
+    def loop(self, item):
+        """An iterate item as a host loop over its cond and body kernels: the carried values
+        live in two state buffers each (a trip reads one and writes the other), the cond's
+        flag is read back after each test."""
+        plan = self.exe.buffers
+        mine = [b for b in plan.buffers if b.first == item.id and b.value is None]
+        states = [self.addresses[b.id] for b in mine if b.kind == "loop_state"]
+        flag = next(self.addresses[b.id] for b in mine if b.kind == "loop_flag")
+        work = next((self.addresses[b.id] for b in mine if b.kind == "workspace"), 0)
+        current, following = states[0::2], states[1::2]
+        carried = list(item.hero.operands)
+        for v, to in zip(carried, current):
+            self.copy(self.address(v), to, _nbytes(v))
+        (cond, body), (cond_plan, body_plan) = item.plans, plan.nested[item.id]
+        flag_value = np.zeros((), np.bool_)
+        while True:
+            self.block(cond, cond_plan, work, (item.id, "cond"), current, [flag])
+            self.dev.memcpy_dtoh(flag_value, flag)
+            if not flag_value:
+                break
+            self.block(body, body_plan, work, (item.id, "body"), current, following)
+            current, following = following, current
+        for r, src in zip(item.hero.results, current):
+            if r in plan.buffer_of:
+                self.copy(src, self.address(r), _nbytes(r))
+
+    def block(self, schedule, plan, work, scope, args, yields):
+        """Run a loop block: its arguments read `args`, its yields land in `yields`."""
+        block = schedule.block
+        self.bound.update(zip(block.arguments, args))
+        produced = {v for item in schedule.items for v in item.outputs}
+        late = []
+        for v, to in zip(block.last_op.operands, yields):
+            if v in produced and v not in self.bound:
+                self.bound[v] = to
+            else:                       # an argument, an outer value, or yielded twice
+                late.append((v, to))
+        self.frames.append((plan, work))
+        try:
+            self.run_items(schedule.items, scope)
+        finally:
+            self.frames.pop()
+        for v, to in late:
+            self.copy(self.address(v), to, _nbytes(v))
+        for v in list(block.last_op.operands) + list(block.arguments):
+            self.bound.pop(v, None)
+
+    def copy(self, source, target, nbytes):
+        if nbytes and source != target:
+            data = np.empty(nbytes, np.uint8)
+            self.dev.memcpy_dtoh(data, source)
+            self.dev.memcpy_htod(target, data)
 
     def run(self, arrays):
         exe, dev = self.exe, self.dev
@@ -159,12 +239,7 @@ class _Run:
             for a, x in zip(args, arrays):
                 if a in plan.buffer_of:
                     dev.memcpy_htod(self.address(a), np.ascontiguousarray(x))
-            kernels = {k.work_item: k for k in exe.kernels}
-            for item in exe.schedule.items:
-                if item.id in kernels:
-                    self.launch(kernels[item.id], item)
-                else:
-                    self.host(item)
+            self.run_items(exe.schedule.items, None)
             for b in plan.buffers:
                 if b.copy_of is not None:
                     data = self.read(b.copy_of.value)
@@ -186,6 +261,13 @@ class _Run:
             self.dev.memcpy_htod(pointer, np.full(nbytes, 0xFF, np.uint8))
 
     def address(self, value, buffer=None):
+        if buffer is None:
+            if value in self.bound:
+                return self.bound[value]
+            for plan, base in reversed(self.frames):     # a loop block's intermediates
+                b = plan.buffer_of.get(value)
+                if b is not None and b.kind not in ("input", "output"):
+                    return base + plan.storage(b).offset
         b = buffer or self.exe.buffers.buffer_of[value]
         return self.addresses[self.exe.buffers.storage(b).id]
 
