@@ -162,34 +162,6 @@ extern "C" __global__ void divergent(const float *x, float *y, int n) {
     }
     y[i] = v;
 }
-
-// C (n x n, f32) = A (row-major bf16) @ Bt^T (Bt: n x n row-major bf16), one warp per 16x8 tile.
-extern "C" __global__ void mma_bf16(const __nv_bfloat16 *A, const __nv_bfloat16 *Bt, float *C,
-                                    int n) {
-    int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    int tiles_n = n / 8;
-    int m0 = (warp / tiles_n) * 16, n0 = (warp % tiles_n) * 8;
-    int g = lane >> 2, t = lane & 3;
-    const uint32_t *A32 = reinterpret_cast<const uint32_t *>(A);
-    const uint32_t *B32 = reinterpret_cast<const uint32_t *>(Bt);
-    float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
-    for (int k0 = 0; k0 < n; k0 += 16) {
-        uint32_t a0 = A32[((m0 + g) * n + k0 + 2 * t) / 2];
-        uint32_t a1 = A32[((m0 + g + 8) * n + k0 + 2 * t) / 2];
-        uint32_t a2 = A32[((m0 + g) * n + k0 + 2 * t + 8) / 2];
-        uint32_t a3 = A32[((m0 + g + 8) * n + k0 + 2 * t + 8) / 2];
-        uint32_t b0 = B32[((n0 + g) * n + k0 + 2 * t) / 2];
-        uint32_t b1 = B32[((n0 + g) * n + k0 + 2 * t + 8) / 2];
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-    }
-    C[(m0 + g) * n + n0 + 2 * t] = d0;
-    C[(m0 + g) * n + n0 + 2 * t + 1] = d1;
-    C[(m0 + g + 8) * n + n0 + 2 * t] = d2;
-    C[(m0 + g + 8) * n + n0 + 2 * t + 1] = d3;
-}
 """
 
 
@@ -260,16 +232,21 @@ def cases(rng):
     Ab, Bt = rng.standard_normal((m, m)).astype(bf), rng.standard_normal((m, m)).astype(bf)
     ref = Ab.astype(np.float64) @ Bt.astype(np.float64).T
     out.append(Case("mma.sync bf16 matmul 256^3", "mma_bf16", [Ab, Bt], [((m, m), np.float32)],
-                    (128,), ((m // 16) * (m // 8) * 32 // 128,), [np.int32(m)],
+                    (128,), ((m // 16) * (m // 8) * 32 // 128,), [np.int32(m)] * 3,
                     lambda o: np.allclose(o[0], ref, rtol=1e-4, atol=1e-3)))
     return out
+
+
+# the mma.sync matmul is the tests' kernel (mma_bf16: one warp per 16x8 tile of C)
+TENSORCORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests",
+                          "emulator_kernels", "tensorcore.cu")
 
 
 def compile_ptx():
     with tempfile.TemporaryDirectory() as d:
         src, ptx = os.path.join(d, "k.cu"), os.path.join(d, "k.ptx")
-        with open(src, "w") as f:
-            f.write(CUDA)
+        with open(src, "w") as f, open(TENSORCORE) as tensorcore:
+            f.write(CUDA + "\n" + tensorcore.read())
         subprocess.run(["nvcc", "-arch=sm_90", "-ptx", src, "-o", ptx], check=True,
                        capture_output=True)
         with open(ptx) as f:
