@@ -3,8 +3,8 @@ One `kl.kernel` is one GPU kernel, written for one thread: scalar SSA values, ex
 and block ids, loads and stores through pointer parameters, structured loops and branches.
 
 Types: a scalar is a rank-0 tensor type (`tensor<f32>`, `tensor<i64>`, `tensor<i1>`, ...); a
-pointer to global memory holding elements of a dtype is `!kl.ptr<f32>` (`ptr_type`). Index
-arithmetic is i64.
+pointer to global memory holding elements of a dtype is `!kl.ptr<f32>` (`ptr_type`), one to the
+block's shared memory `!kl.shared<f32>` (`shared_type`). Index arithmetic is i64.
 
 Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
 - `kl.kernel {sym_name}`: one region, one block whose arguments are the parameters (pointers,
@@ -18,7 +18,20 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   i1 compares as unsigned, false < true), `kl.convert` (the tensor dialect's `convert`
   semantics), `kl.shr {arithmetic}`.
 - memory: `kl.load %ptr, %index` -> element; `kl.store %value, %ptr, %index`. Indices count
-  elements (i64).
+  elements (i64); the pointer is global or shared. `kl.vload {}` -> `width` elements at
+  `index, index + 1, ...` in one access, `kl.vstore %values..., %ptr, %index` likewise: the
+  caller promises `index` is a multiple of the width and the buffer is aligned to
+  width * itemsize (2, 4 or 8 elements, at most 16 bytes; 8 only for 2-byte dtypes).
+  `kl.shared {count}` -> `!kl.shared<T>`: a block-wide array of `count` elements (16-byte
+  aligned), one per op in the kernel.
+- block and warp: `kl.barrier` (every thread of the block waits; all must reach it),
+  `kl.shuffle {mode} %value, %lane` (mode down, up, xor or idx; all 32 lanes take part;
+  down/up keep the own value where the source lane is outside the warp),
+  `kl.vote {mode} %pred` (any, all -> i1; ballot -> i32).
+- atomics on global or shared memory, giving the old value: `kl.atomic {op} %ptr, %index,
+  %value` (op add on i32/i64/f32/f64, min/max on i32/i64, exch on 4- and 8-byte dtypes),
+  `kl.atomic_cas %ptr, %index, %compare, %value` (4- and 8-byte integers). The exact tier never
+  uses float atomics for results, whose order would make sums vary run to run.
 - control: `kl.for %lo, %hi, %step, %inits... -> results` with one block taking the induction
   variable (i64) and the carried values, ending with `kl.yield` of the next carried values; it
   runs while `iv < hi` (signed) and `step` must be positive;
@@ -62,12 +75,34 @@ def ptr_type(dtype):
     return OpaqueType(f"!kl.ptr<{dtype}>")
 
 
+def shared_type(dtype):
+    """The type of a pointer to the block's shared memory holding `dtype` elements."""
+    return OpaqueType(f"!kl.shared<{dtype}>")
+
+
 def pointee(t):
-    """The element dtype of a `!kl.ptr<...>` type, or None for any other type."""
+    """The element dtype of a `!kl.ptr<...>` or `!kl.shared<...>` type, else None."""
     text = getattr(t, "text", None)
-    if text is None or not text.startswith("!kl.ptr<"):
+    if text is None:
         return None
-    return text[len("!kl.ptr<"):-1]
+    for prefix in ("!kl.ptr<", "!kl.shared<"):
+        if text.startswith(prefix):
+            return text[len(prefix):-1]
+    return None
+
+
+def space(t):
+    """'global' or 'shared' for a pointer type, else None."""
+    text = getattr(t, "text", "")
+    return "global" if text.startswith("!kl.ptr<") else \
+        "shared" if text.startswith("!kl.shared<") else None
+
+
+VECTOR_WIDTHS = {8: (2,), 4: (2, 4), 2: (2, 4, 8)}     # itemsize -> widths of one access
+SHUFFLE_MODES = ("down", "up", "xor", "idx")
+VOTE_MODES = ("any", "all", "ballot")
+ATOMIC_OPS = {"add": ("i32", "i64", "f32", "f64"), "min": ("i32", "i64"),
+              "max": ("i32", "i64"), "exch": ("i32", "i64", "f32", "f64")}
 
 
 def _is_scalar(t):
@@ -85,8 +120,8 @@ def _verify_kernel(op):
     if entry is None:
         return "needs a body"
     for a in entry.arguments:
-        if pointee(a.type) is None and not _is_scalar(a.type):
-            return f"parameters are pointers or scalars, got {a.type}"
+        if space(a.type) != "global" and not _is_scalar(a.type):
+            return f"parameters are global pointers or scalars, got {a.type}"
     last = entry.last_op
     if last is None or last.name != "kl.return":
         return "must end with kl.return"
@@ -122,6 +157,76 @@ def _verify_store(op):
     dtype = pointee(ptr)
     if dtype is None or index != scalar("i64") or value != scalar(dtype):
         return "stores a value of the pointer's dtype at an i64 index"
+    return None
+
+
+def _verify_vload(op):
+    ptr, index = op.operand_types
+    dtype, width = pointee(ptr), len(op.result_types)
+    if dtype is None or index != scalar("i64") or \
+            any(t != scalar(dtype) for t in op.result_types):
+        return "loads elements of the pointer's dtype at an i64 index"
+    if width not in VECTOR_WIDTHS.get(numpy_dtype(dtype).itemsize if dtype != "i1" else 1, ()):
+        return f"cannot load {width} x {dtype} in one access"
+    return None
+
+
+def _verify_vstore(op):
+    *values, ptr, index = op.operand_types
+    dtype = pointee(ptr)
+    if dtype is None or index != scalar("i64") or any(t != scalar(dtype) for t in values):
+        return "stores elements of the pointer's dtype at an i64 index"
+    if len(values) not in VECTOR_WIDTHS.get(numpy_dtype(dtype).itemsize
+                                           if dtype != "i1" else 1, ()):
+        return f"cannot store {len(values)} x {dtype} in one access"
+    return None
+
+
+def _verify_shared(op):
+    (t,) = op.result_types
+    count = op.attributes["count"]
+    if space(t) != "shared" or pointee(t) == "i1" or count <= 0:
+        return "gives a !kl.shared pointer to a positive count of non-i1 elements"
+    return None
+
+
+def _verify_shuffle(op):
+    value, lane = op.operand_types
+    if op.attributes["mode"] not in SHUFFLE_MODES:
+        return f"mode must be one of {', '.join(SHUFFLE_MODES)}"
+    if not _is_scalar(value) or lane != scalar("i32") or op.result_types != (value,):
+        return "shuffles a scalar by an i32 lane or delta"
+    return None
+
+
+def _verify_vote(op):
+    mode = op.attributes["mode"]
+    if mode not in VOTE_MODES:
+        return f"mode must be one of {', '.join(VOTE_MODES)}"
+    want = scalar("i32") if mode == "ballot" else scalar("i1")
+    if tuple(op.operand_types) != (scalar("i1"),) or op.result_types != (want,):
+        return f"takes an i1 and gives {'an i32' if mode == 'ballot' else 'an i1'}"
+    return None
+
+
+def _verify_atomic(op):
+    ptr, index, value = op.operand_types
+    kind, dtype = op.attributes["op"], pointee(ptr)
+    if kind not in ATOMIC_OPS:
+        return f"op must be one of {', '.join(ATOMIC_OPS)}"
+    if dtype not in ATOMIC_OPS[kind]:
+        return f"atomic {kind} does not take {dtype}"
+    if index != scalar("i64") or value != scalar(dtype) or op.result_types != (value,):
+        return "takes an i64 index and a value of the pointer's dtype, gives the old value"
+    return None
+
+
+def _verify_atomic_cas(op):
+    ptr, index, compare, value = op.operand_types
+    dtype = pointee(ptr)
+    if dtype not in ("i32", "i64") or index != scalar("i64") or \
+            compare != scalar(dtype) or value != compare or op.result_types != (value,):
+        return "compares and swaps an i32 or i64 element at an i64 index, giving the old value"
     return None
 
 
@@ -195,6 +300,19 @@ def _rows():
         OpDef("kl.convert", operands=1, results=1, traits=PURE, verify=_scalars),
         OpDef("kl.load", operands=2, results=1, traits=PURE, verify=_verify_load),
         OpDef("kl.store", operands=3, verify=_verify_store),
+        OpDef("kl.vload", operands=2, results=(2, VARIADIC), traits=PURE,
+              verify=_verify_vload),
+        OpDef("kl.vstore", operands=(4, VARIADIC), verify=_verify_vstore),
+        OpDef("kl.shared", results=1, attributes={"count": (int, True)},
+              verify=_verify_shared),
+        OpDef("kl.barrier"),
+        OpDef("kl.shuffle", operands=2, results=1, attributes={"mode": (str, True)},
+              verify=_verify_shuffle),
+        OpDef("kl.vote", operands=1, results=1, attributes={"mode": (str, True)},
+              verify=_verify_vote),
+        OpDef("kl.atomic", operands=3, results=1, attributes={"op": (str, True)},
+              verify=_verify_atomic),
+        OpDef("kl.atomic_cas", operands=4, results=1, verify=_verify_atomic_cas),
         OpDef("kl.for", operands=(3, VARIADIC), results=(0, VARIADIC), regions=1,
               traits=SINGLE_BLOCK, verify=_verify_for),
         OpDef("kl.if", operands=1, results=(0, VARIADIC), regions=2, traits=SINGLE_BLOCK,
@@ -288,6 +406,36 @@ class KernelBuilder:
 
     def store(self, value, ptr, index):
         self.emit("kl.store", (value, ptr, index), [])
+
+    def vload(self, ptr, index, width):
+        t = scalar(pointee(ptr.type))
+        return list(self.emit("kl.vload", (ptr, index), [t] * width).results)
+
+    def vstore(self, values, ptr, index):
+        self.emit("kl.vstore", list(values) + [ptr, index], [])
+
+    def shared(self, dtype, count):
+        """A block-wide shared array of `count` `dtype` elements."""
+        return self.emit("kl.shared", (), [shared_type(dtype)], count=int(count)).results[0]
+
+    def barrier(self):
+        self.emit("kl.barrier", (), [])
+
+    def shuffle(self, mode, value, lane):
+        """`kl.shuffle`: `lane` an i32 (a lane for idx, a delta or mask for the others)."""
+        lane = self.convert(lane, "i32")
+        return self.emit("kl.shuffle", (value, lane), [value.type], mode=mode).results[0]
+
+    def vote(self, mode, pred):
+        t = scalar("i32") if mode == "ballot" else scalar("i1")
+        return self.emit("kl.vote", (pred,), [t], mode=mode).results[0]
+
+    def atomic(self, op, ptr, index, value):
+        return self.emit("kl.atomic", (ptr, index, value), [value.type], op=op).results[0]
+
+    def atomic_cas(self, ptr, index, compare, value):
+        return self.emit("kl.atomic_cas", (ptr, index, compare, value),
+                         [value.type]).results[0]
 
     def global_index(self, axis="x"):
         """ctaid * ntid + tid along `axis`, as i64."""

@@ -17,7 +17,14 @@ Parameters and registers:
 - registers: `%p` pred (i1), `%rs` b16 (f16, bf16), `%r` b32 (i32; i16, i8 and u8 too, kept
   sign-extended (i16, i8) or zero-extended (u8) to 32 bits after every op that may leave the
   range, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
-- `kl.load`/`kl.store`: `ld.global`/`st.global` at pointer + index * itemsize (`mad.lo.s64`).
+- `kl.load`/`kl.store`: `ld.global`/`st.global` (`ld.shared`/`st.shared` through a
+  `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`); `kl.vload`/`kl.vstore`:
+  one `ld/st.v2`/`.v4` (8 two-byte elements as 4 b32 words split with `mov.b32 {lo, hi}`).
+- `kl.shared`: a `.shared .align 16 .b8 <kernel>_smem<k>[bytes]` array, addressed through its
+  64-bit shared-window address; `kl.barrier`: `bar.sync 0`; `kl.shuffle`: `shfl.sync` with
+  the full mask (xor is `.bfly`; 64-bit values as two words; 16-bit and i1 through a b32);
+  `kl.vote`: `vote.sync.any/all.pred`, `vote.sync.ballot.b32`; `kl.atomic`: `atom.add/min/max`
+  (`.s32`, `.u64`, `.s64`, `.f32`, `.f64`), exch as bits; `kl.atomic_cas`: `atom.cas.b32/b64`.
 - `kl.for`: the induction variable and carried values live in registers; the guard `iv < hi`
   (signed) is at the top, the step and `bra.uni` back at the bottom. `kl.if`: `@!p bra` to the
   else part; both parts copy their yields into the result registers.
@@ -71,7 +78,7 @@ import numpy as np
 
 from accy.errors import UnsupportedError
 from accy.lowering import math as _math
-from accy.lowering.kl import KL_BINARY, KL_UNARY, pointee
+from accy.lowering.kl import KL_BINARY, KL_UNARY, pointee, space
 
 ULP_BOUND = _math.ULP_BOUND
 MATH_TIERS = ("exact", "fast")
@@ -308,6 +315,7 @@ class _Kernel:
         self.nlabels = 0
         self.values = {}            # kl Value -> register
         self.consts = {}            # kl Value -> Python number (constants)
+        self.shared = []            # .shared declarations of the kernel
 
     # ---- the assembler interface ------------------------------------------------------------
     def new(self, cls):
@@ -383,7 +391,7 @@ class _Kernel:
                 self.values[arg] = self.op(f"ld.param.{mem}", f"[{pname}]", cls=cls)
         self.block(entry)
         decls = [f"\t.reg .{t} \t%{cls}<{self.counts[cls]}>;" for cls, t in REGISTERS
-                 if self.counts[cls]]
+                 if self.counts[cls]] + self.shared
         head = f".visible .entry {self.name}(\n" + ",\n".join(params) + "\n)\n{\n"
         return head + "\n".join(decls) + "\n\n" + "\n".join(self.lines) + "\n}\n"
 
@@ -453,11 +461,12 @@ class _Kernel:
     def _op_load(self, op):
         dtype = self._dtype(op.results[0])
         cls, _, mem, _, nbytes = STORAGE[dtype]
+        where = space(op.operands[0].type)
         addr = self._address(op.operands[0], op.operands[1], nbytes)
         if dtype == "i1":
-            byte = self.op("ld.global.u8", f"[{addr}]", cls="r")
+            byte = self.op(f"ld.{where}.u8", f"[{addr}]", cls="r")
             return self.define(op.results[0], self.op("setp.ne.u32", byte, 0))
-        self.define(op.results[0], self.op(f"ld.global.{mem}", f"[{addr}]", cls=cls))
+        self.define(op.results[0], self.op(f"ld.{where}.{mem}", f"[{addr}]", cls=cls))
 
     def _op_store(self, op):
         value, ptr, index = op.operands
@@ -467,7 +476,145 @@ class _Kernel:
         v = self.reg(value)
         if dtype == "i1":
             v = self.op("selp.u32", 1, 0, v)
-        self.emit(f"st.global.{st} [{addr}], {v}")
+        self.emit(f"st.{space(ptr.type)}.{st} [{addr}], {v}")
+
+    # ---- vector access, shared memory, warps, atomics ---------------------------------------
+    # 2-byte elements move as b16 (8 of them as 4 b32 words, split by mov); 4- and 8-byte
+    # ones as their register type. i16 lives sign-extended in a b32 register.
+    @staticmethod
+    def _vector_type(dtype, width):
+        """(PTX vector type, register class, number of registers) of one access."""
+        cls, _, _, _, nbytes = STORAGE[dtype]
+        if nbytes == 2:
+            return ("b32", "r", 4) if width == 8 else ("b16", "rs", width)
+        return {"f": "f32", "fd": "f64", "r": "b32", "rd": "b64"}[cls], cls, width
+
+    def _op_vload(self, op):
+        dtype = self._dtype(op.results[0])
+        width = len(op.results)
+        nbytes = STORAGE[dtype][4]
+        typ, cls, n = self._vector_type(dtype, width)
+        regs = [self.new(cls) for _ in range(n)]
+        addr = self._address(op.operands[0], op.operands[1], nbytes)
+        self.emit(f"ld.{space(op.operands[0].type)}.v{n}.{typ} {{{', '.join(regs)}}}, "
+                  f"[{addr}]")
+        if typ == "b32" and nbytes == 2:                # 8 halves from 4 words
+            halves = []
+            for word in regs:
+                lo, hi = self.new("rs"), self.new("rs")
+                self.emit(f"mov.b32 {{{lo}, {hi}}}, {word}")
+                halves += [lo, hi]
+            regs = halves
+        for r, reg in zip(op.results, regs):
+            if dtype == "i16":
+                reg = self.op("cvt.s32.s16", reg, cls="r")
+            self.define(r, reg)
+
+    def _op_vstore(self, op):
+        *values, ptr, index = op.operands
+        dtype = self._dtype(values[0])
+        nbytes = STORAGE[dtype][4]
+        regs = [self.reg(v) for v in values]
+        if dtype == "i16":
+            regs = [self.op("cvt.u16.u32", r, cls="rs") for r in regs]
+        typ, _, n = self._vector_type(dtype, len(values))
+        if typ == "b32" and nbytes == 2:
+            words = []
+            for lo, hi in zip(regs[::2], regs[1::2]):
+                word = self.new("r")
+                self.emit(f"mov.b32 {word}, {{{lo}, {hi}}}")
+                words.append(word)
+            regs = words
+        addr = self._address(ptr, index, nbytes)
+        self.emit(f"st.{space(ptr.type)}.v{n}.{typ} [{addr}], {{{', '.join(regs)}}}")
+
+    def _op_shared(self, op):
+        dtype = pointee(op.results[0].type)
+        name = f"{self.name}_smem{len(self.shared)}"
+        size = op.attributes["count"] * STORAGE[dtype][4]
+        self.shared.append(f"\t.shared .align 16 .b8 {name}[{size}];")
+        self.define(op.results[0], self.op("mov.u64", name))
+
+    def _op_barrier(self, op):
+        self.emit("bar.sync 0")
+
+    def _as_word(self, reg, dtype):
+        """A b32 register holding a 32-bit-or-smaller value's bits."""
+        cls = STORAGE[dtype][0]
+        if cls == "p":
+            return self.op("selp.u32", 1, 0, reg)
+        if cls == "rs":
+            return self.op("cvt.u32.u16", reg, cls="r")
+        if cls == "f":
+            return self.op("mov.b32", reg, cls="r")
+        return reg
+
+    def _from_word(self, word, dtype):
+        cls = STORAGE[dtype][0]
+        if cls == "p":
+            return self.op("setp.ne.u32", word, 0)
+        if cls == "rs":
+            return self.op("cvt.u16.u32", word, cls="rs")
+        if cls == "f":
+            return self.op("mov.b32", word, cls="f")
+        return word
+
+    def _op_shuffle(self, op):
+        value, lane = op.operands
+        dtype = self._dtype(value)
+        mode = op.attributes["mode"]
+        clamp = 0 if mode == "up" else 31
+        lane = self.reg(lane)
+
+        def shfl(word):
+            return self.op(f"shfl.sync.{'bfly' if mode == 'xor' else mode}.b32", word, lane,
+                           clamp, "0xffffffff", cls="r")
+        if STORAGE[dtype][4] == 8:
+            bits = self.reg(value) if dtype == "i64" else self.op("mov.b64", self.reg(value),
+                                                                   cls="rd")
+            lo, hi = self.new("r"), self.new("r")
+            self.emit(f"mov.b64 {{{lo}, {hi}}}, {bits}")
+            out = self.new("rd")
+            self.emit(f"mov.b64 {out}, {{{shfl(lo)}, {shfl(hi)}}}")
+            if dtype == "f64":
+                out = self.op("mov.b64", out, cls="fd")
+            return self.define(op.results[0], out)
+        self.define(op.results[0], self._from_word(shfl(self._as_word(self.reg(value), dtype)),
+                                                   dtype))
+
+    def _op_vote(self, op):
+        mode = op.attributes["mode"]
+        typ = "b32" if mode == "ballot" else "pred"
+        self.define(op.results[0],
+                    self.op(f"vote.sync.{mode}.{typ}", self.reg(op.operands[0]), "0xffffffff"))
+
+    _ATOMIC_TYPE = {("add", "i32"): "s32", ("add", "i64"): "u64", ("add", "f32"): "f32",
+                    ("add", "f64"): "f64", ("min", "i32"): "s32", ("min", "i64"): "s64",
+                    ("max", "i32"): "s32", ("max", "i64"): "s64"}
+
+    def _op_atomic(self, op):
+        ptr, index, value = op.operands
+        dtype, kind = self._dtype(value), op.attributes["op"]
+        nbytes = STORAGE[dtype][4]
+        addr = self._address(ptr, index, nbytes)
+        typ = self._ATOMIC_TYPE.get((kind, dtype))
+        if typ is not None:
+            return self.define(op.results[0], self.op(f"atom.{space(ptr.type)}.{kind}.{typ}",
+                                                      f"[{addr}]", self.reg(value)))
+        bits = "r" if nbytes == 4 else "rd"             # exch moves bits
+        v = self.op(f"mov.b{8 * nbytes}", self.reg(value), cls=bits)
+        old = self.op(f"atom.{space(ptr.type)}.exch.b{8 * nbytes}", f"[{addr}]", v, cls=bits)
+        self.define(op.results[0], self.op(f"mov.b{8 * nbytes}", old,
+                                           cls=STORAGE[dtype][0]))
+
+    def _op_atomic_cas(self, op):
+        ptr, index, compare, value = op.operands
+        dtype = self._dtype(value)
+        nbytes = STORAGE[dtype][4]
+        addr = self._address(ptr, index, nbytes)
+        self.define(op.results[0], self.op(f"atom.{space(ptr.type)}.cas.b{8 * nbytes}",
+                                           f"[{addr}]", self.reg(compare), self.reg(value),
+                                           cls="r" if nbytes == 4 else "rd"))
 
     def _copy(self, moves):
         """Parallel copy [(dest, src)] (through temporaries when a source is overwritten)."""

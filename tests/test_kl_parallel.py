@@ -1,0 +1,251 @@
+"""The kl ops that make kernels parallel, through the PTX emitter and the emulator: vector
+loads/stores, shared memory with barriers, warp shuffles and votes, atomics. Each kernel runs
+over fresh random data with its outputs poisoned, and is assembled by ptxas for sm_80 and sm_90
+(the `ptxas` fixture of test_ptx_emitter) where ptxas is installed."""
+import numpy as np
+import pytest
+
+from accy.errors import VerifyError
+from accy.ir import Context, Module
+from accy.lowering.kl import KernelBuilder, ptr_type, scalar, shared_type
+from accy.lowering.ptx import emit_module
+from accy.runtime.emulator.driver import Emulator
+
+from tensor_helpers import NP, assert_bits, random_array
+from test_ptx_emitter import ptxas  # noqa: F401  (a fixture)
+
+ALL = ("f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "i1")
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return Emulator()
+
+
+def _kernel(name, params):
+    ctx = Context()
+    m = Module.create(ctx)
+    return m, KernelBuilder(ctx, m.body, name, params)
+
+
+def _launch(dev, text, name, inputs, outputs, rng, block=64, grid=2, params=()):
+    """Run `name` with device copies of `inputs`, then poisoned buffers shaped like
+    `outputs` (arrays giving shape and dtype); returns the outputs read back."""
+    mod = dev.module_from_buffer(text)
+    ins = [dev.to_device(np.ascontiguousarray(a)) for a in inputs]
+    outs = []
+    for like in outputs:
+        p = dev.mem_alloc(like.nbytes)
+        dev.memcpy_htod(p, rng.integers(0, 256, like.nbytes, dtype=np.uint8))
+        outs.append(p)
+    mod.get_function(name)(*ins, *outs, *params, block=(block, 1, 1), grid=(grid, 1, 1))
+    return [dev.from_device(p, like.shape, like.dtype) for p, like in zip(outs, outputs)]
+
+
+def _store_dtype(dtype):
+    return np.uint8 if dtype == "i1" else NP[dtype]
+
+
+VECTOR_CASES = [("f64", 2), ("i64", 2), ("f32", 4), ("f32", 2), ("i32", 4), ("f16", 8),
+                ("f16", 4), ("bf16", 8), ("bf16", 2), ("i16", 8), ("i16", 4)]
+
+
+@pytest.mark.parametrize("dtype,width", VECTOR_CASES)
+def test_vector_load_store_moves_every_element(dtype, width, rng, ptxas):
+    """out[i] = x[i] + x[i] over whole vectors: each lane of a vector lands at its own index,
+    and a width-8 2-byte access (4 words split in halves) keeps the order."""
+    n = 64 * 2 * width * 3
+    m, kb = _kernel(f"vec_{dtype}_{width}", [ptr_type(dtype), ptr_type(dtype), scalar("i64")])
+    x, out, count = kb.params
+    w = kb.constant(width, "i64")
+
+    def body(kb, v):
+        base = kb.op("mul", v, w)
+        vals = kb.vload(x, base, width)
+        kb.vstore([kb.op("add", a, a) for a in vals], out, base)
+    kb.for_(kb.global_index(), kb.op("div", count, w), kb.grid_size(), [], body)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert f".v{width if width <= 4 else 4}." in text
+    xs = random_array(rng, dtype, (n,))
+    with np.errstate(all="ignore"):
+        want = (xs + xs).astype(xs.dtype)
+    (got,) = _launch(Emulator(), text, f"vec_{dtype}_{width}", [xs], [want], rng,
+                     params=(np.int64(n),))
+    assert_bits(got, want, f"{dtype} x{width}")
+
+
+def test_shared_memory_and_barrier_reverse_a_block(dev, rng, ptxas):
+    """Each block stages its 128 elements in shared memory, waits at the barrier, and writes
+    them back reversed: a thread reads what another thread wrote."""
+    m, kb = _kernel("reverse", [ptr_type("f32"), ptr_type("f32")])
+    x, out = kb.params
+    tile = kb.shared("f32", 128)
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    g = kb.global_index()
+    kb.store(kb.load(x, g), tile, tid)
+    kb.barrier()
+    mirror = kb.op("sub", kb.constant(127, "i64"), tid)
+    kb.store(kb.load(tile, mirror), out, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert ".shared .align 16 .b8 reverse_smem0[512]" in text
+    xs = rng.standard_normal(128 * 3).astype(np.float32)
+    (got,) = _launch(dev, text, "reverse", [xs], [xs], rng, block=128, grid=3)
+    assert_bits(got, xs.reshape(3, 128)[:, ::-1].reshape(-1), "reversed")
+
+
+def test_two_shared_arrays_are_distinct(dev, rng, ptxas):
+    m, kb = _kernel("two", [ptr_type("i32"), ptr_type("f64")])
+    oi, of = kb.params
+    a, b = kb.shared("i32", 64), kb.shared("f64", 64)
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    kb.store(kb.convert(tid, "i32"), a, tid)
+    kb.store(kb.convert(kb.op("neg", tid), "f64"), b, tid)
+    kb.barrier()
+    kb.store(kb.load(a, tid), oi, tid)
+    kb.store(kb.load(b, tid), of, tid)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    gi, gf = _launch(dev, text, "two", [], [np.zeros(64, np.int32), np.zeros(64, np.float64)],
+                     rng, grid=1)
+    assert_bits(gi, np.arange(64, dtype=np.int32), "ints")
+    assert_bits(gf, (-np.arange(64)).astype(np.float64), "floats")
+
+
+def _expected_shuffle(xs, mode, k):
+    lanes = np.arange(xs.size) % 32
+    warp0 = np.arange(xs.size) - lanes
+    if mode == "down":
+        src = np.where(lanes + k < 32, np.arange(xs.size) + k, np.arange(xs.size))
+    elif mode == "up":
+        src = np.where(lanes - k >= 0, np.arange(xs.size) - k, np.arange(xs.size))
+    elif mode == "xor":
+        src = warp0 + (lanes ^ k)
+    else:
+        src = warp0 + k
+    return xs[src]
+
+
+@pytest.mark.parametrize("mode,k", [("down", 1), ("down", 16), ("up", 3), ("xor", 5),
+                                    ("idx", 7)])
+@pytest.mark.parametrize("dtype", ALL)
+def test_shuffle(mode, k, dtype, rng, dev, ptxas):
+    name = f"shfl_{mode}_{dtype}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type(dtype), scalar("i32")])
+    x, out, lane = kb.params
+    g = kb.global_index()
+    kb.store(kb.shuffle(mode, kb.load(x, g), lane), out, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    xs = random_array(rng, dtype, (128,))
+    if dtype == "i1":
+        xs = xs.astype(np.uint8)
+    (got,) = _launch(dev, text, name, [xs], [xs], rng, params=(np.int32(k),))
+    assert_bits(got, _expected_shuffle(xs, mode, k), f"{mode} {k}")
+
+
+def test_votes(rng, dev, ptxas):
+    m, kb = _kernel("votes", [ptr_type("f32"), ptr_type("i1"), ptr_type("i1"), ptr_type("i32")])
+    x, any_, all_, ballot = kb.params
+    g = kb.global_index()
+    positive = kb.cmp("GT", kb.load(x, g), kb.constant(0.0, "f32"))
+    kb.store(kb.vote("any", positive), any_, g)
+    kb.store(kb.vote("all", positive), all_, g)
+    kb.store(kb.vote("ballot", positive), ballot, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    xs = rng.standard_normal(128).astype(np.float32)
+    xs[:32] = np.abs(xs[:32]) + 1          # warp 0 all positive
+    xs[32:64] = -np.abs(xs[32:64]) - 1     # warp 1 none
+    b = np.zeros(128, np.uint8)
+    got_any, got_all, got_ballot = _launch(dev, text, "votes", [xs],
+                                           [b, b, np.zeros(128, np.int32)], rng)
+    pos = (xs > 0).reshape(4, 32)
+    assert_bits(got_any, np.repeat(pos.any(1), 32).astype(np.uint8), "any")
+    assert_bits(got_all, np.repeat(pos.all(1), 32).astype(np.uint8), "all")
+    bits = (pos * (1 << np.arange(32, dtype=np.uint64))).sum(1).astype(np.uint32)
+    assert_bits(got_ballot, np.repeat(bits.view(np.int32), 32), "ballot")
+
+
+@pytest.mark.parametrize("op,dtype", [("add", "i32"), ("add", "i64"), ("min", "i32"),
+                                      ("max", "i64"), ("add", "f64")])
+def test_atomics_combine_every_thread(op, dtype, rng, dev, ptxas):
+    """Every thread combines its value into slot (i % 4); integer results are exact, the f64
+    sum (of integers, so order-free) too."""
+    name = f"atom_{op}_{dtype}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type(dtype)])
+    x, acc = kb.params
+    g = kb.global_index()
+    kb.atomic(op, acc, kb.op("rem", g, kb.constant(4, "i64")), kb.load(x, g))
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    xs = rng.integers(-1000, 1000, 256).astype(NP[dtype])
+    start = rng.integers(-10, 10, 4).astype(NP[dtype])
+    mod = dev.module_from_buffer(text)
+    px, pacc = dev.to_device(xs), dev.to_device(start)
+    mod.get_function(name)(px, pacc, block=(64, 1, 1), grid=(4, 1, 1))
+    fold = {"add": np.add, "min": np.minimum, "max": np.maximum}[op]
+    want = fold(start, fold.reduce(xs.reshape(-1, 4), axis=0)).astype(NP[dtype])
+    assert_bits(dev.from_device(pacc, (4,), NP[dtype]), want, name)
+
+
+@pytest.mark.parametrize("dtype", ("i32", "i64", "f32"))
+def test_atomic_exchange_and_cas_claim_a_slot_once(dtype, rng, dev, ptxas):
+    """Every thread tries to claim slot 0 with compare-and-swap from 0 (one wins: its old value
+    is 0), and exchanges its id into slot 1 (the old values and the final one are a
+    permutation of all ids and the start)."""
+    name = f"claim_{dtype}"
+    m, kb = _kernel(name, [ptr_type("i32"), ptr_type(dtype), ptr_type("i32"), ptr_type(dtype)])
+    flag, slot, won, old = kb.params
+    g = kb.global_index()
+    zero = kb.constant(0, "i64")
+    me = kb.op("add", kb.convert(g, "i32"), kb.constant(1, "i32"))
+    prior = kb.atomic_cas(flag, zero, kb.constant(0, "i32"), me)
+    kb.store(prior, won, g)
+    kb.store(kb.atomic("exch", slot, zero, kb.convert(me, dtype)), old, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    mod = dev.module_from_buffer(text)
+    pflag, pslot = dev.to_device(np.zeros(1, np.int32)), \
+        dev.to_device(np.full(1, -5, NP[dtype]))
+    pwon, pold = dev.mem_alloc(4 * 128), dev.mem_alloc(np.dtype(NP[dtype]).itemsize * 128)
+    mod.get_function(name)(pflag, pslot, pwon, pold, block=(64, 1, 1), grid=(2, 1, 1))
+    winners = dev.from_device(pwon, (128,), np.int32)
+    assert (winners == 0).sum() == 1
+    final = dev.from_device(pflag, (1,), np.int32)[0]
+    assert winners[final - 1] == 0
+    olds = dev.from_device(pold, (128,), NP[dtype])
+    seen = np.sort(np.append(olds, dev.from_device(pslot, (1,), NP[dtype])))
+    assert_bits(seen, np.sort(np.append(np.arange(1, 129), -5)).astype(NP[dtype]), "exch")
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda kb, p: kb.vload(p, kb.constant(0, "i64"), 3), "cannot load 3 x f32"),
+    (lambda kb, p: kb.emit("kl.shared", (), [shared_type("f32")], count=0), "positive count"),
+    (lambda kb, p: kb.emit("kl.shuffle", (kb.constant(1.0, "f32"), kb.constant(1, "i32")),
+                           [scalar("f32")], mode="sideways"), "mode must be one of"),
+    (lambda kb, p: kb.atomic("min", p, kb.constant(0, "i64"), kb.constant(1.0, "f32")),
+     "atomic min does not take f32"),
+    (lambda kb, p: kb.vote("ballot", kb.constant(1, "i32")), "takes an i1"),
+])
+def test_bad_parallel_ops_fail_verification(build, message):
+    m, kb = _kernel("bad", [ptr_type("f32")])
+    build(kb, kb.params[0])
+    kb.finish()
+    with pytest.raises(VerifyError, match=message):
+        m.verify()
+
+
+def test_kernel_parameters_cannot_be_shared_pointers():
+    m, kb = _kernel("bad", [shared_type("f32")])
+    kb.finish()
+    with pytest.raises(VerifyError, match="global pointers or scalars"):
+        m.verify()
