@@ -56,6 +56,20 @@ class LoweredKernel:
     launch: object          # the Launch this kernel runs with
     ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
     scope: tuple = None     # None, or (iterate item id, "cond" | "body") for a loop's kernel
+    schedule: str = "serial"    # the lowering's schedule, for the report
+    workspace: int = 0      # bytes of scratch, zeroed before each launch, passed last
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """What a lowering that picks its own launch returns beside its kernel (a serial baseline
+    returns the number of threads it wants instead): the launch, the schedule's name, and the
+    bytes of scratch the kernel takes as one extra pointer parameter after its scalars (the
+    runtime zeroes it before each launch: counters start at 0; partials are written before
+    they are read)."""
+    launch: Launch
+    name: str
+    workspace: int = 0
 
 
 THREADS = 256
@@ -150,8 +164,13 @@ def _lower_block(context, module, schedule, outlines, layout, target, scope, ker
                     f"'{target.math_tier}' math tier: {e}") from e
             fallbacks.append(HostFallback(item.id, outline.kind, str(e), scope))
             continue
-        kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
-                                     baseline_launch(threads), scope=scope))
+        if isinstance(threads, Schedule):
+            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
+                                         threads.launch, scope=scope, schedule=threads.name,
+                                         workspace=threads.workspace))
+        else:
+            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
+                                         baseline_launch(threads), scope=scope))
 
 
 def _kernel_call(outline, item, target, scope):

@@ -75,7 +75,9 @@ class Executable:
                  f"(peak live {b.peak_bytes})"]
         for k in self.kernels:
             launch = k.launch
-            lines.append(f"  kernel {k.name}: {k.kind}, item {k.work_item}, {launch.text()}")
+            lines.append(f"  kernel {k.name}: {k.kind} ({k.schedule} schedule), item "
+                         f"{k.work_item}, {launch.text()}"
+                         + (f", workspace {k.workspace} bytes" if k.workspace else ""))
         for item in s.items:
             if item.kind == "iterate" and not any(f.work_item == item.id and f.scope is None
                                                   for f in self.fallbacks):
@@ -217,7 +219,8 @@ class _Run:
         exe, dev = self.exe, self.dev
         plan = exe.buffers
         self.functions = exe.loaded(dev)
-        allocations = []
+        allocations = self.allocations = []
+        self.scratch = None
         try:
             arena = None
             if any(b.offset is not None for b in plan.buffers):     # (empty ones too)
@@ -282,9 +285,21 @@ class _Run:
         outline = lowered.outline
         args = [np.uint64(self.address(p.value)) for p in outline.params]
         args += [np.int64(s.value) for s in outline.scalars]
+        if lowered.workspace:
+            args.append(np.uint64(self.zeroed_scratch(lowered.workspace)))
         launch = lowered.launch
         self.functions[lowered.name](*args, block=launch.block, grid=launch.grid,
                                      shared=launch.shared_bytes)
+
+    def zeroed_scratch(self, nbytes):
+        """A kernel's workspace: one scratch buffer per run, as large as the largest asked
+        for, zeroed before each launch that takes it."""
+        if self.scratch is None:
+            size = max(k.workspace for k in self.exe.kernels)
+            self.scratch = self.dev.mem_alloc(size)
+            self.allocations.append(self.scratch)
+        self.dev.memcpy_htod(self.scratch, np.zeros(nbytes, np.uint8))
+        return int(self.scratch)
 
     def host(self, item):
         from accy import reference
