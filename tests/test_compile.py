@@ -162,6 +162,36 @@ def test_no_gpu_is_a_clear_error(rng):
         accy.compile(lambda x: x + 1, x).run(x, device="cuda")
 
 
+@pytest.mark.skipif(cuda_available(), reason="this machine has a GPU")
+def test_no_gpu_keeps_failing_clearly_when_asked_again(rng):
+    """The reason is remembered (asking the driver again costs), and still raised each time."""
+    x = draw(rng, (4,), "f32")
+    exe = accy.compile(lambda x: x + 1, x)
+    for _ in range(2):
+        with pytest.raises(DeviceUnavailable, match="device 'cuda'"):
+            exe.run(x, device="cuda")
+
+
+def test_jit_runs_its_compiled_kernels_on_the_device_asked_for(rng):
+    """`accy.jit(device="emulator")` compiles once per signature and runs the PTX (a kernel
+    that wrote nothing would leave the poison); the default runs on a GPU when there is one,
+    else on the reference interpreter."""
+    def f(x, y):
+        return ops.tanh(x * y) + 1
+
+    on_emulator, default = accy.jit(device="emulator")(f), accy.jit(f)
+    assert on_emulator.device == "emulator" and default.device is None
+    x, y = draw(rng, (5, 3), "f32"), draw(rng, (5, 3), "f32")
+    want = accy.compile(f, x, y).run(x, y, device="reference")
+    for _ in range(2):
+        np.testing.assert_array_equal(on_emulator(x, y), want)
+    assert len(on_emulator._executables) == 1
+    np.testing.assert_array_equal(default(x, y), want)
+    assert bool(default._executables) == cuda_available()
+    with pytest.raises(ValueError, match="device must be one of"):
+        accy.jit(f, device="tpu")
+
+
 def test_ptx_is_byte_identical_across_processes(rng):
     code = ("import numpy as np, accy, accy.ops as ops\n"
             "x = np.zeros((7, 5), np.float32)\n"

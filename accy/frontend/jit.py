@@ -1,5 +1,8 @@
 """`accy.jit`: trace a Python function on example inputs into a verified `builtin.func @main`,
-and run it through the reference interpreter, tracing once per input signature."""
+tracing once per input signature, and run it on the best device present: a GPU (the traced
+module compiled once per signature by `accy.compile`), else the reference interpreter (numpy,
+far faster on a CPU than running the PTX on the emulator). `accy.jit(device=...)` picks one of
+"cuda", "emulator" (the compiled PTX on the CPU emulator) or "reference"."""
 import collections
 import functools
 
@@ -63,9 +66,14 @@ class Jit:
     module for those arguments (traced once per tuple of argument (shape, dtype); see
     `cache_info()`) and returns numpy arrays in fn's output structure."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, device=None):
+        from accy.runtime.devices import DEVICES
+        if device is not None and device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
         functools.update_wrapper(self, fn)
+        self.device = device
         self._cache = {}            # tuple of (shape, dtype) per argument -> (module, rebuild)
+        self._executables = {}      # the same key -> its Executable, once compiled
         self._hits = self._misses = 0
 
     def lower(self, *args):
@@ -82,12 +90,28 @@ class Jit:
             self._hits += 1
         module, rebuild = entry
         arrays = [np.asarray(a, numpy_dtype(dtype)) for a, (_, dtype) in zip(args, key)]
-        return rebuild(list(reference.run(module, *arrays)))
+        device = self.device or _default_device()
+        if device == "reference":
+            return rebuild(list(reference.run(module, *arrays)))
+        exe = self._executables.get(key)
+        if exe is None:
+            from accy.runtime.executable import compile as compile_module
+            exe = self._executables[key] = compile_module(module)
+        return rebuild(list(exe.run(*arrays, device=device)))
 
     def cache_info(self):
         return CacheInfo(self._hits, self._misses, len(self._cache))
 
 
-def jit(fn):
-    """Trace `fn` (Tensors in, a Tensor or a tuple/list of them out) into accy IR."""
-    return Jit(fn)
+def _default_device():
+    from accy.runtime.devices import cuda_available
+    return "cuda" if cuda_available() else "reference"
+
+
+def jit(fn=None, *, device=None):
+    """Trace `fn` (Tensors in, a Tensor or a tuple/list of them out) into accy IR; calls run on
+    `device` (default: a GPU when there is one, else the reference interpreter). As a
+    decorator: `@accy.jit` or `@accy.jit(device="emulator")`."""
+    if fn is None:
+        return lambda f: Jit(f, device)
+    return Jit(fn, device)

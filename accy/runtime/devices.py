@@ -38,12 +38,24 @@ def best_device():
 
 
 _CUDA = None
+_CUDA_ERROR = None          # why the GPU could not be opened, kept: asking again is costly
 
 
 def _cuda():
-    global _CUDA
+    global _CUDA, _CUDA_ERROR
     if _CUDA is not None:
         return _CUDA
+    if _CUDA_ERROR is not None:
+        raise DeviceUnavailable(_CUDA_ERROR)
+    try:
+        _CUDA = _open_cuda()
+    except DeviceUnavailable as e:
+        _CUDA_ERROR = str(e)
+        raise
+    return _CUDA
+
+
+def _open_cuda():
     try:
         import pycuda.driver as drv
     except ImportError as e:
@@ -57,8 +69,7 @@ def _cuda():
         context.push()
     except drv.Error as e:
         raise DeviceUnavailable(f"device 'cuda': the driver reports {e}") from None
-    _CUDA = _PyCudaDevice(drv)
-    return _CUDA
+    return _PyCudaDevice(drv)
 
 
 class _PyCudaDevice:
