@@ -227,6 +227,75 @@ def test_atomic_exchange_and_cas_claim_a_slot_once(dtype, rng, dev, ptxas):
     assert_bits(seen, np.sort(np.append(np.arange(1, 129), -5)).astype(NP[dtype]), "exch")
 
 
+def test_while_loops_run_a_trip_count_known_only_at_run_time(rng, dev, ptxas):
+    """out[i] = the steps x[i] takes to reach 1 halving (even) or adding one (odd): each
+    thread loops its own number of times, and the carried flag decides each trip."""
+    m, kb = _kernel("steps", [ptr_type("i32"), ptr_type("i32")])
+    x, out = kb.params
+    g = kb.global_index()
+    one = kb.constant(1, "i32")
+
+    def body(kb, v, n):
+        odd = kb.cmp("EQ", kb.op("and", v, one), one)
+        v = kb.op("select", odd, kb.op("add", v, one), kb.op("shr", v, one))
+        return [kb.cmp("GT", v, one), v, kb.op("add", n, one)]
+    _, steps = kb.while_([kb.load(x, g), kb.constant(0, "i32")], body)
+    kb.store(steps, out, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    xs = rng.integers(2, 5000, 128).astype(np.int32)
+
+    def reference(v):
+        n = 0
+        while True:
+            v, n = (v + 1 if v % 2 else v // 2), n + 1
+            if v <= 1:
+                return n
+    (got,) = _launch(dev, text, "steps", [xs], [xs], rng)
+    assert_bits(got, np.array([reference(int(v)) for v in xs], np.int32), "steps")
+
+
+def test_fence_orders_a_flag_after_the_data_it_publishes(rng, dev, ptxas):
+    """Block 0 writes its data, fences, then raises a flag with an atomic; block 1 spins on
+    the flag (an atomic read: add 0), fences, then reads the data: the pattern of a scan's
+    look-back between blocks. Through one workspace buffer viewed as an i32 flag and f64
+    data (kl.view)."""
+    m, kb = _kernel("publish", [ptr_type("f64"), ptr_type("f64"), ptr_type("i32")])
+    x, out, work = kb.params
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    data = kb.view(work, kb.constant(16, "i64"), "f64")
+    zero, one = kb.constant(0, "i64"), kb.constant(1, "i32")
+    first = kb.cmp("EQ", kb.special("ctaid.x"), kb.constant(0, "i32"))
+
+    def raise_flag(kb):
+        kb.atomic("exch", work, zero, one)
+
+    def produce(kb):
+        kb.store(kb.load(x, tid), data, tid)
+        kb.fence()
+        kb.if_(kb.cmp("EQ", tid, zero), raise_flag)
+
+    def consume(kb):
+        kb.while_([], lambda kb: [kb.cmp("EQ", kb.atomic("add", work, zero,
+                                                          kb.constant(0, "i32")),
+                                         kb.constant(0, "i32"))])
+        kb.fence()
+        kb.store(kb.load(data, tid), out, tid)
+    kb.if_(first, produce, consume)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert "fence.acq_rel.gpu" in text
+    xs = rng.standard_normal(64)
+    mod = dev.module_from_buffer(text)
+    px, pout, pwork = dev.to_device(xs), dev.mem_alloc(8 * 64), \
+        dev.to_device(np.zeros(16 + 8 * 64, np.uint8))
+    mod.get_function("publish")(px, pout, pwork, block=(64, 1, 1), grid=(2, 1, 1))
+    assert_bits(dev.from_device(pout, (64,), np.float64), xs, "published")
+    assert dev.from_device(pwork, (1,), np.int32)[0] == 1
+
+
 @pytest.mark.parametrize("build,message", [
     (lambda kb, p: kb.vload(p, kb.constant(0, "i64"), 3), "cannot load 3 x f32"),
     (lambda kb, p: kb.emit("kl.shared", (), [shared_type("f32")], count=0), "positive count"),
@@ -235,6 +304,10 @@ def test_atomic_exchange_and_cas_claim_a_slot_once(dtype, rng, dev, ptxas):
     (lambda kb, p: kb.atomic("min", p, kb.constant(0, "i64"), kb.constant(1.0, "f32")),
      "atomic min does not take f32"),
     (lambda kb, p: kb.vote("ballot", kb.constant(1, "i32")), "takes an i1"),
+    (lambda kb, p: kb.emit("kl.view", (p, kb.constant(0, "i32")), [ptr_type("i32")]),
+     "at an i64 byte offset"),
+    (lambda kb, p: kb.while_([kb.constant(0, "i64")], lambda kb, i: [i, i]),
+     "an i1 \\(continue\\)"),
 ])
 def test_bad_parallel_ops_fail_verification(build, message):
     m, kb = _kernel("bad", [ptr_type("f32")])

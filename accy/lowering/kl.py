@@ -23,11 +23,16 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   caller promises `index` is a multiple of the width and the buffer is aligned to
   width * itemsize (2, 4 or 8 elements, at most 16 bytes; 8 only for 2-byte dtypes).
   `kl.shared {count}` -> `!kl.shared<T>`: a block-wide array of `count` elements (16-byte
-  aligned), one per op in the kernel.
+  aligned), one per op in the kernel. `kl.view %ptr, %offset` -> a pointer of the same space
+  to elements of another dtype, `offset` (i64) bytes past `ptr`: one buffer holding arrays of
+  several dtypes (a kernel's scratch workspace); the caller keeps each access aligned.
 - block and warp: `kl.barrier` (every thread of the block waits; all must reach it),
   `kl.shuffle {mode} %value, %lane` (mode down, up, xor or idx; all 32 lanes take part;
   down/up keep the own value where the source lane is outside the warp),
   `kl.vote {mode} %pred` (any, all -> i1; ballot -> i32).
+- `kl.fence`: a device-wide acquire-release memory fence (other blocks that see a write made
+  after it, through an atomic, also see the writes made before it; a reader's fence after
+  such an atomic lets its later loads see them).
 - atomics on global or shared memory, giving the old value: `kl.atomic {op} %ptr, %index,
   %value` (op add on i32/i64/f32/f64, min/max on i32/i64, exch on 4- and 8-byte dtypes),
   `kl.atomic_cas %ptr, %index, %compare, %value` (4- and 8-byte integers). The exact tier never
@@ -35,7 +40,11 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
 - control: `kl.for %lo, %hi, %step, %inits... -> results` with one block taking the induction
   variable (i64) and the carried values, ending with `kl.yield` of the next carried values; it
   runs while `iv < hi` (signed) and `step` must be positive;
-  `kl.if %cond -> results` with a then and an else region, each ending with `kl.yield`.
+  `kl.if %cond -> results` with a then and an else region, each ending with `kl.yield`;
+  `kl.while %inits... -> results`, a do-while loop: one block taking the carried values and
+  ending with `kl.yield %continue, %next...` (an i1, then the next carried values); the block
+  runs again while `continue` holds, and the results are the last carried values (the loop
+  for a trip count known only at run time, such as a spin-wait on a flag).
 
 Semantics of each op are those of the tensor dialect op of the same name (docs/tensor-ops.md);
 the emitter maps them to PTX for the target's math tier.
@@ -230,6 +239,28 @@ def _verify_atomic_cas(op):
     return None
 
 
+def _verify_view(op):
+    ptr, offset = op.operand_types
+    (out,) = op.result_types
+    if space(ptr) is None or space(out) != space(ptr) or offset != scalar("i64"):
+        return "views a pointer at an i64 byte offset as a pointer of the same space"
+    return None
+
+
+def _verify_while(op):
+    carried = tuple(op.operand_types)
+    if tuple(op.result_types) != carried:
+        return "gives the carried values"
+    body = op.regions[0].entry
+    if body is None or tuple(a.type for a in body.arguments) != carried:
+        return "its block takes the carried values"
+    last = body.last_op
+    if last is None or last.name != "kl.yield" or \
+            tuple(last.operand_types) != (scalar("i1"),) + carried:
+        return "its block ends with kl.yield of an i1 (continue) and the carried values"
+    return None
+
+
 def _verify_for(op):
     types = op.operand_types
     if len(types) < 3 or any(t != scalar("i64") for t in types[:3]):
@@ -305,7 +336,9 @@ def _rows():
         OpDef("kl.vstore", operands=(4, VARIADIC), verify=_verify_vstore),
         OpDef("kl.shared", results=1, attributes={"count": (int, True)},
               verify=_verify_shared),
+        OpDef("kl.view", operands=2, results=1, traits=PURE, verify=_verify_view),
         OpDef("kl.barrier"),
+        OpDef("kl.fence"),
         OpDef("kl.shuffle", operands=2, results=1, attributes={"mode": (str, True)},
               verify=_verify_shuffle),
         OpDef("kl.vote", operands=1, results=1, attributes={"mode": (str, True)},
@@ -315,6 +348,8 @@ def _rows():
         OpDef("kl.atomic_cas", operands=4, results=1, verify=_verify_atomic_cas),
         OpDef("kl.for", operands=(3, VARIADIC), results=(0, VARIADIC), regions=1,
               traits=SINGLE_BLOCK, verify=_verify_for),
+        OpDef("kl.while", operands=(0, VARIADIC), results=(0, VARIADIC), regions=1,
+              traits=SINGLE_BLOCK, verify=_verify_while),
         OpDef("kl.if", operands=1, results=(0, VARIADIC), regions=2, traits=SINGLE_BLOCK,
               verify=_verify_if),
         OpDef("kl.yield", operands=(0, VARIADIC), traits=TERMINATOR),
@@ -418,8 +453,16 @@ class KernelBuilder:
         """A block-wide shared array of `count` `dtype` elements."""
         return self.emit("kl.shared", (), [shared_type(dtype)], count=int(count)).results[0]
 
+    def view(self, ptr, offset, dtype):
+        """A pointer to `dtype` elements `offset` (an i64 value) bytes past `ptr`."""
+        t = ptr_type(dtype) if space(ptr.type) == "global" else shared_type(dtype)
+        return self.emit("kl.view", (ptr, offset), [t]).results[0]
+
     def barrier(self):
         self.emit("kl.barrier", (), [])
+
+    def fence(self):
+        self.emit("kl.fence", (), [])
 
     def shuffle(self, mode, value, lane):
         """`kl.shuffle`: `lane` an i32 (a lane for idx, a delta or mask for the others)."""
@@ -459,6 +502,19 @@ class KernelBuilder:
         try:
             out = body(self, *block.arguments) or ()
             self.emit("kl.yield", list(out), [])
+        finally:
+            self.builder = saved
+        return list(loop.results)
+
+    def while_(self, inits, body):
+        """`kl.while`: `body(kb, *carried)` writes the body and returns (continue, next
+        carried values...); returns the loop's results."""
+        types = [v.type for v in inits]
+        loop = self.emit("kl.while", list(inits), types)
+        block = loop.regions[0].add_block(types)
+        saved, self.builder = self.builder, Builder(self.context).at_end(block)
+        try:
+            self.emit("kl.yield", list(body(self, *block.arguments)), [])
         finally:
             self.builder = saved
         return list(loop.results)

@@ -21,12 +21,14 @@ Parameters and registers:
   `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`); `kl.vload`/`kl.vstore`:
   one `ld/st.v2`/`.v4` (8 two-byte elements as 4 b32 words split with `mov.b32 {lo, hi}`).
 - `kl.shared`: a `.shared .align 16 .b8 <kernel>_smem<k>[bytes]` array, addressed through its
-  64-bit shared-window address; `kl.barrier`: `bar.sync 0`; `kl.shuffle`: `shfl.sync` with
+  64-bit shared-window address; `kl.view`: `add.s64` of the byte offset; `kl.barrier`:
+  `bar.sync 0`; `kl.fence`: `fence.acq_rel.gpu`; `kl.shuffle`: `shfl.sync` with
   the full mask (xor is `.bfly`; 64-bit values as two words; 16-bit and i1 through a b32);
   `kl.vote`: `vote.sync.any/all.pred`, `vote.sync.ballot.b32`; `kl.atomic`: `atom.add/min/max`
   (`.s32`, `.u64`, `.s64`, `.f32`, `.f64`), exch as bits; `kl.atomic_cas`: `atom.cas.b32/b64`.
 - `kl.for`: the induction variable and carried values live in registers; the guard `iv < hi`
-  (signed) is at the top, the step and `bra.uni` back at the bottom. `kl.if`: `@!p bra` to the
+  (signed) is at the top, the step and `bra.uni` back at the bottom. `kl.while`: the carried
+  values in registers, `@continue bra` back to the top at the bottom. `kl.if`: `@!p bra` to the
   else part; both parts copy their yields into the result registers.
 
 What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
@@ -535,8 +537,14 @@ class _Kernel:
         self.shared.append(f"\t.shared .align 16 .b8 {name}[{size}];")
         self.define(op.results[0], self.op("mov.u64", name))
 
+    def _op_view(self, op):
+        self.define(op.results[0], self.op("add.s64", *(self.reg(v) for v in op.operands)))
+
     def _op_barrier(self, op):
         self.emit("bar.sync 0")
+
+    def _op_fence(self, op):
+        self.emit("fence.acq_rel.gpu")
 
     def _as_word(self, reg, dtype):
         """A b32 register holding a 32-bit-or-smaller value's bits."""
@@ -643,6 +651,21 @@ class _Kernel:
         self.op("add.s64", self.reg(iv), self.reg(step), dest=self.reg(iv))
         self.emit(f"bra.uni {top}")
         self.place(end)
+        for r, reg in zip(op.results, regs):
+            self.define(r, reg)
+
+    def _op_while(self, op):
+        body = op.regions[0].entry
+        regs = [self.define(a, self._mov(self.reg(v)))
+                for a, v in zip(body.arguments, op.operands)]
+        top = self.label()
+        self.place(top)
+        self.block(body)
+        go, *nexts = [self.reg(v) for v in body.last_op.operands]
+        if go in regs:                  # a carried flag: keep it from the copy below
+            go = self._mov(go)
+        self._copy(list(zip(regs, nexts)))
+        self.emit(f"@{go} bra {top}")
         for r, reg in zip(op.results, regs):
             self.define(r, reg)
 
