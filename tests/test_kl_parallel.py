@@ -322,3 +322,253 @@ def test_kernel_parameters_cannot_be_shared_pointers():
     kb.finish()
     with pytest.raises(VerifyError, match="global pointers or scalars"):
         m.verify()
+
+
+# ---- tensor cores and asynchronous copies ----------------------------------------------------
+
+def _bits16(a):
+    return np.asarray(a).view(np.uint16).astype(np.uint32)
+
+
+@pytest.mark.parametrize("dtype", ("f16", "bf16"))
+def test_pack_and_unpack_move_two_halves(dtype, rng, dev, ptxas):
+    name = f"pack_{dtype}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type(dtype), ptr_type("i32"), ptr_type(dtype),
+                           ptr_type(dtype)])
+    x, y, word, lo, hi = kb.params
+    g = kb.global_index()
+    w = kb.pack(kb.load(x, g), kb.load(y, g))
+    kb.store(w, word, g)
+    a, b = kb.unpack(w, dtype)
+    kb.store(a, lo, g)
+    kb.store(b, hi, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    xs, ys = random_array(rng, dtype, (128,)), random_array(rng, dtype, (128,))
+    got_w, got_lo, got_hi = _launch(dev, text, name, [xs, ys],
+                                    [np.zeros(128, np.int32), xs, ys], rng)
+    assert_bits(got_w, (_bits16(xs) | _bits16(ys) << 16).view(np.int32), "packed")
+    assert_bits(got_lo, xs, "low half")
+    assert_bits(got_hi, ys, "high half")
+
+
+PITCH = 24      # elements per staged row in the ldmatrix test: 48 bytes, rows stay 16-aligned
+
+
+def _ldmatrix_rows(lane):
+    """The staged row (of 32 per warp) and column (0, 8 or 16) lane `lane` points at."""
+    return (5 * lane + 3) % 32, 8 * ((lane // 3) % 3)
+
+
+@pytest.mark.parametrize("count,trans,dtype", [(1, False, "f16"), (2, True, "bf16"),
+                                               (4, False, "bf16"), (4, True, "f16")])
+def test_ldmatrix_gives_the_documented_fragments(count, trans, dtype, rng, dev, ptxas):
+    """Two warps stage 32 rows each in shared memory; every lane points at a scattered row and
+    the registers hold the 8x8 matrices those rows make (transposed with trans)."""
+    name = f"ldmatrix_x{count}_{int(trans)}_{dtype}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type("i32")])
+    x, out = kb.params
+    n = 2 * 32 * PITCH
+    tile = kb.shared(dtype, n)
+    tid = kb.convert(kb.special("tid.x"), "i64")
+
+    def stage(kb, i):
+        kb.store(kb.load(x, i), tile, i)
+    kb.for_(tid, kb.constant(n, "i64"), kb.constant(64, "i64"), [], stage)
+    kb.barrier()
+    lane = kb.op("rem", tid, kb.constant(32, "i64"))
+    warp = kb.op("div", tid, kb.constant(32, "i64"))
+    row = kb.op("rem", kb.op("add", kb.op("mul", lane, kb.constant(5, "i64")),
+                             kb.constant(3, "i64")), kb.constant(32, "i64"))
+    col = kb.op("mul", kb.op("rem", kb.op("div", lane, kb.constant(3, "i64")),
+                             kb.constant(3, "i64")), kb.constant(8, "i64"))
+    index = kb.op("add", kb.op("mul", kb.op("add", kb.op("mul", warp, kb.constant(32, "i64")),
+                                            row), kb.constant(PITCH, "i64")), col)
+    for i, reg in enumerate(kb.ldmatrix(tile, index, count, trans)):
+        kb.store(reg, out, kb.op("add", kb.op("mul", tid, kb.constant(count, "i64")),
+                                 kb.constant(i, "i64")))
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16" in text
+    xs = random_array(rng, dtype, (n,))
+    (got,) = _launch(dev, text, name, [xs], [np.zeros(64 * count, np.int32)], rng, grid=1)
+    staged = _bits16(xs).reshape(2, 32, PITCH)
+    want = np.empty((2, 32, count), np.uint32)
+    lanes = np.arange(32)
+    for w in range(2):
+        for i in range(count):
+            rows = [_ldmatrix_rows(8 * i + r) for r in range(8)]
+            mat = np.stack([staged[w, r, c:c + 8] for r, c in rows])
+            mat = mat.T if trans else mat
+            want[w, :, i] = mat[lanes >> 2, 2 * (lanes % 4)] | \
+                mat[lanes >> 2, 2 * (lanes % 4) + 1] << 16
+    assert_bits(got, want.reshape(-1).view(np.int32), "fragments")
+
+
+def _fragment_loads(kb, ptr, lane, where, dtype):
+    """The i32 registers of a fragment: register r of the lane packs the two elements at flat
+    indices where(r, h, g, t) (h = 0, 1; g = lane / 4, t = lane % 4) of the matrix at ptr."""
+    g, t = kb.op("div", lane, kb.constant(4, "i64")), kb.op("rem", lane, kb.constant(4, "i64"))
+    regs = []
+    for r in range(where.registers):
+        halves = [kb.load(ptr, where(kb, r, h, g, t)) for h in (0, 1)]
+        regs.append(kb.pack(*halves))
+    return regs
+
+
+@pytest.mark.parametrize("dtype", ("f16", "bf16"))
+def test_mma_m16n8k16_multiplies_fragments(dtype, rng, dev, ptxas):
+    """Each of two warps multiplies its own 16x16 A by a 16x8 B and adds a 16x8 C, fragments
+    built from plain loads in the PTX ISA's layouts; D against numpy within f32 summation."""
+    name = f"mma_{dtype}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type(dtype), ptr_type("f32"), ptr_type("f32")])
+    pa, pb, pc, pd = kb.params
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    lane, warp = kb.op("rem", tid, kb.constant(32, "i64")), kb.op("div", tid,
+                                                                  kb.constant(32, "i64"))
+
+    def at(kb, base, row, col, cols, size):
+        flat = kb.op("add", kb.op("mul", row, kb.constant(cols, "i64")), col)
+        return kb.op("add", kb.op("mul", warp, kb.constant(size, "i64")), flat) \
+            if base else flat
+
+    def c8(v):
+        return kb.constant(v, "i64")
+
+    def a_where(kb, r, h, g, t):        # A 16x16: rows g (+8 for odd r), cols 2t + h (+8 r>=2)
+        return at(kb, True, kb.op("add", g, c8(8 * (r % 2))),
+                  kb.op("add", kb.op("mul", t, c8(2)), c8(h + 8 * (r // 2))), 16, 256)
+
+    def b_where(kb, r, h, g, t):        # B 16x8 (K x N): rows 2t + h (+8 for r = 1), col g
+        return at(kb, True, kb.op("add", kb.op("mul", t, c8(2)), c8(h + 8 * r)), g, 8, 128)
+    a_where.registers, b_where.registers = 4, 2
+    a = _fragment_loads(kb, pa, lane, a_where, dtype)
+    b = _fragment_loads(kb, pb, lane, b_where, dtype)
+    g, t = kb.op("div", lane, c8(4)), kb.op("rem", lane, c8(4))
+    c_at = [at(kb, True, kb.op("add", g, c8(8 * (r // 2))),
+               kb.op("add", kb.op("mul", t, c8(2)), c8(r % 2)), 8, 128) for r in range(4)]
+    d = kb.mma(a, b, [kb.load(pc, i) for i in c_at], dtype)
+    for v, i in zip(d, c_at):
+        kb.store(v, pd, i)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert f"mma.sync.aligned.m16n8k16.row.col.f32.{dtype}.{dtype}.f32" in text
+    xa = (rng.standard_normal((2, 16, 16)) * 2).astype(NP[dtype])
+    xb = (rng.standard_normal((2, 16, 8)) * 2).astype(NP[dtype])
+    xc = rng.standard_normal((2, 16, 8)).astype(np.float32)
+    (got,) = _launch(dev, text, name, [xa, xb, xc], [xc], rng, grid=1)
+    a64, b64 = xa.astype(np.float64), xb.astype(np.float64)
+    want = a64 @ b64 + xc
+    bound = (np.abs(a64) @ np.abs(b64) + np.abs(xc)) * 2.0 ** -21
+    assert (np.abs(got - want) <= bound).all(), np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("dtype,nbytes", [("f32", 4), ("f32", 8), ("f32", 16), ("f16", 16),
+                                          ("bf16", 8)])
+def test_cp_async_copies_and_zero_fills(dtype, nbytes, rng, dev, ptxas):
+    """Each thread copies one chunk global -> shared reading only its chunk's first src_bytes
+    (0, part, or all), waits, and after a barrier another thread reads it back."""
+    name = f"cp_async_{dtype}_{nbytes}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type("i32"), ptr_type(dtype)])
+    x, valid, out = kb.params
+    width = nbytes // np.dtype(NP[dtype]).itemsize
+    tile = kb.shared(dtype, 64 * width)
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    block = kb.convert(kb.special("ctaid.x"), "i64")
+    w = kb.constant(width, "i64")
+    chunk = kb.op("add", kb.op("mul", block, kb.constant(64, "i64")), tid)
+    kb.cp_async(tile, kb.op("mul", tid, w), x, kb.op("mul", chunk, w), nbytes,
+                kb.load(valid, chunk))
+    kb.cp_async_wait(0)
+    kb.barrier()
+    mirror = kb.op("sub", kb.constant(63, "i64"), tid)     # another thread's chunk
+    other = kb.op("add", kb.op("mul", block, kb.constant(64, "i64")), mirror)
+    for j in range(width):
+        kb.store(kb.load(tile, kb.op("add", kb.op("mul", mirror, w), kb.constant(j, "i64"))),
+                 out, kb.op("add", kb.op("mul", other, w), kb.constant(j, "i64")))
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert f"cp.async.{'cg' if nbytes == 16 else 'ca'}.shared.global" in text
+    assert "cp.async.wait_group 0" in text
+    xs = random_array(rng, dtype, (128 * width,))
+    itemsize = np.dtype(NP[dtype]).itemsize
+    counts = rng.integers(0, width + 1, 128)
+    counts[:3] = 0, width, width // 2
+    (got,) = _launch(dev, text, name, [xs, (counts * itemsize).astype(np.int32)], [xs], rng)
+    want = np.where(np.arange(width) < counts[:, None], xs.reshape(128, width), 0) \
+        .astype(xs.dtype).reshape(-1)
+    assert_bits(got, want, "copied")
+
+
+def _two_groups(read_newest_early):
+    """Group 1 copies x[0:4] and group 2 x[4:8] per thread (f32, 16 bytes each); a wait with
+    pending 1 completes group 1 alone. The kernel reads group 1's copy, then (after a wait
+    with pending 0 unless `read_newest_early`) group 2's."""
+    m, kb = _kernel("groups", [ptr_type("f32"), ptr_type("f32")])
+    x, out = kb.params
+    tile = kb.shared("f32", 2 * 32 * 4)
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    four, sixteen = kb.constant(4, "i64"), kb.constant(16, "i64")
+    full = kb.constant(16, "i32")
+    for half in (0, 1):
+        base = kb.constant(half * 128, "i64")
+        src = kb.op("add", kb.op("mul", tid, kb.constant(8, "i64")), kb.constant(4 * half, "i64"))
+        kb.cp_async(tile, kb.op("add", base, kb.op("mul", tid, four)), x, src, 16, full)
+        kb.cp_async_wait(1)
+    for half in (0, 1):
+        if half and not read_newest_early:
+            kb.cp_async_wait(0)
+        for j in range(4):
+            at = kb.op("add", kb.op("mul", tid, four), kb.constant(half * 128 + j, "i64"))
+            kb.store(kb.load(tile, at), out, kb.op("add", kb.op("mul", tid, sixteen),
+                                                    kb.constant(half * 4 + j, "i64")))
+    kb.finish()
+    return emit_module(m, arch="sm_80")
+
+
+def test_cp_async_wait_leaves_the_newest_groups_in_flight(rng, ptxas):
+    text = _two_groups(False)
+    ptxas(text)
+    assert text.count("cp.async.commit_group") == 3
+    xs = rng.standard_normal(256).astype(np.float32)
+    (got,) = _launch(Emulator(), text, "groups", [xs], [np.zeros(512, np.float32)], rng,
+                     block=32, grid=1)
+    assert_bits(got.reshape(32, 16)[:, :8], xs.reshape(32, 8), "both groups")
+    with pytest.raises(Exception, match="before cp.async.wait_group"):
+        _launch(Emulator(), _two_groups(True), "groups", [xs], [np.zeros(512, np.float32)],
+                rng, block=32, grid=1)
+
+
+def _bad_shared(kb, dtype="f32"):
+    return kb.shared(dtype, 64)
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda kb, p: kb.ldmatrix(_bad_shared(kb), kb.constant(0, "i64"), 4),
+     "reads a !kl.shared<f16> or <bf16> array"),
+    (lambda kb, p: kb.ldmatrix(_bad_shared(kb, "f16"), kb.constant(0, "i64"), 3),
+     "count must be one of 1, 2, 4"),
+    (lambda kb, p: kb.mma([kb.constant(0, "i32")] * 6, [], [kb.constant(0.0, "f32")] * 4,
+                          "f32"), "ab must be one of f16, bf16"),
+    (lambda kb, p: kb.mma([kb.constant(0, "i32")] * 7, [], [kb.constant(0.0, "f32")] * 4,
+                          "f16"), "takes 4 i32 A, 2 i32 B and 4 f32 C"),
+    (lambda kb, p: kb.pack(kb.constant(1.0, "f32"), kb.constant(1.0, "f32")),
+     "packs two f16 or bf16"),
+    (lambda kb, p: kb.cp_async(_bad_shared(kb), kb.constant(0, "i64"), p,
+                               kb.constant(0, "i64"), 12, kb.constant(12, "i32")),
+     "bytes must be one of 4, 8, 16"),
+    (lambda kb, p: kb.cp_async(_bad_shared(kb, "f16"), kb.constant(0, "i64"), p,
+                               kb.constant(0, "i64"), 16, kb.constant(16, "i32")),
+     "same dtype"),
+    (lambda kb, p: kb.cp_async_wait(-1), "pending must be 0 or more"),
+])
+def test_bad_tensor_core_ops_fail_verification(build, message):
+    m, kb = _kernel("bad", [ptr_type("f32")])
+    build(kb, kb.params[0])
+    kb.finish()
+    with pytest.raises(VerifyError, match=message):
+        m.verify()

@@ -33,6 +33,24 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
 - `kl.fence`: a device-wide acquire-release memory fence (other blocks that see a write made
   after it, through an atomic, also see the writes made before it; a reader's fence after
   such an atomic lets its later loads see them).
+- tensor cores (`MMA_SHAPES`; the register layouts are the PTX ISA's "Matrix Fragments for
+  mma.m16n8k16"; every lane of the warp takes part): `kl.ldmatrix {count, trans} %ptr,
+  %index` -> `count` (1, 2 or 4) i32 registers: lanes 8i..8i+7 give, as their element index
+  into a `!kl.shared<f16|bf16>` array (16-byte aligned rows), the rows of 8x8 matrix i;
+  register i of lane l holds matrix i's row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 (with
+  `trans`, of its transpose), the first in the low half. `kl.mma {shape, ab} %a..., %b...,
+  %c...` -> the f32 fragment of D = A B + C (m16n8k16: 4 i32 A registers, 2 i32 B registers
+  of packed `ab` pairs (f16 or bf16), 4 f32 C values -> 4 f32; products exact, summed with
+  at least f32 precision in an unspecified order). `kl.pack %lo, %hi` -> the i32 holding two
+  f16 or bf16 values (lo in the low half); `kl.unpack %word` -> them again.
+- asynchronous copies: `kl.cp_async {bytes} %dst, %dst_index, %src, %src_index, %src_bytes`
+  copies `bytes` (4, 8 or 16) bytes from global `src` to shared `dst` (indices count elements;
+  both addresses aligned to `bytes`) reading only the first `src_bytes` (an i32, 0 to `bytes`)
+  and zero-filling the rest, so 0 reads nothing; it completes asynchronously.
+  `kl.cp_async_wait {pending}` closes the group of copies the thread issued since the last
+  one and waits until at most `pending` of its groups are still in flight; the copies of the
+  others are then done (another thread sees them after a `kl.barrier`). Touching a
+  destination before its wait is a race.
 - atomics on global or shared memory, giving the old value: `kl.atomic {op} %ptr, %index,
   %value` (op add on i32/i64/f32/f64, min/max on i32/i64, exch on 4- and 8-byte dtypes),
   `kl.atomic_cas %ptr, %index, %compare, %value` (4- and 8-byte integers). The exact tier never
@@ -110,6 +128,10 @@ def space(t):
 VECTOR_WIDTHS = {8: (2,), 4: (2, 4), 2: (2, 4, 8)}     # itemsize -> widths of one access
 SHUFFLE_MODES = ("down", "up", "xor", "idx")
 VOTE_MODES = ("any", "all", "ballot")
+MMA_SHAPES = {"m16n8k16": (4, 2, 4)}   # shape -> i32 registers of A, of B; f32 of C and D
+MMA_TYPES = ("f16", "bf16")
+LDMATRIX_COUNTS = (1, 2, 4)
+CP_ASYNC_BYTES = (4, 8, 16)
 ATOMIC_OPS = {"add": ("i32", "i64", "f32", "f64"), "min": ("i32", "i64"),
               "max": ("i32", "i64"), "exch": ("i32", "i64", "f32", "f64")}
 
@@ -239,6 +261,69 @@ def _verify_atomic_cas(op):
     return None
 
 
+def _verify_ldmatrix(op):
+    ptr, index = op.operand_types
+    count = op.attributes["count"]
+    if count not in LDMATRIX_COUNTS:
+        return f"count must be one of {', '.join(map(str, LDMATRIX_COUNTS))}"
+    if space(ptr) != "shared" or pointee(ptr) not in MMA_TYPES or index != scalar("i64"):
+        return "reads a !kl.shared<f16> or <bf16> array at an i64 element index"
+    if tuple(op.result_types) != (scalar("i32"),) * count:
+        return f"gives {count} i32 registers"
+    return None
+
+
+def _verify_mma(op):
+    shape, ab = op.attributes["shape"], op.attributes["ab"]
+    if shape not in MMA_SHAPES:
+        return f"shape must be one of {', '.join(MMA_SHAPES)}"
+    if ab not in MMA_TYPES:
+        return f"ab must be one of {', '.join(MMA_TYPES)}"
+    na, nb, nc = MMA_SHAPES[shape]
+    want = (scalar("i32"),) * (na + nb) + (scalar("f32"),) * nc
+    if tuple(op.operand_types) != want or tuple(op.result_types) != want[na + nb:]:
+        return f"{shape} takes {na} i32 A, {nb} i32 B and {nc} f32 C registers and gives " \
+               f"{nc} f32"
+    return None
+
+
+def _verify_pack(op):
+    lo, hi = op.operand_types
+    if lo != hi or lo not in (scalar(t) for t in MMA_TYPES) or \
+            op.result_types != (scalar("i32"),):
+        return "packs two f16 or bf16 values of one dtype into an i32"
+    return None
+
+
+def _verify_unpack(op):
+    lo, hi = op.result_types
+    if lo != hi or lo not in (scalar(t) for t in MMA_TYPES) or \
+            tuple(op.operand_types) != (scalar("i32"),):
+        return "unpacks an i32 into two f16 or bf16 values of one dtype"
+    return None
+
+
+def _verify_cp_async(op):
+    dst, dst_index, src, src_index, src_bytes = op.operand_types
+    nbytes = op.attributes["bytes"]
+    if nbytes not in CP_ASYNC_BYTES:
+        return f"bytes must be one of {', '.join(map(str, CP_ASYNC_BYTES))}"
+    if space(dst) != "shared" or space(src) != "global" or pointee(dst) != pointee(src) or \
+            pointee(dst) == "i1":
+        return "copies from a global pointer to a shared one of the same dtype"
+    if (dst_index, src_index, src_bytes) != (scalar("i64"), scalar("i64"), scalar("i32")):
+        return "takes i64 element indices and an i32 count of source bytes"
+    if nbytes % numpy_dtype(pointee(dst)).itemsize:
+        return f"{nbytes} bytes is not a whole number of {pointee(dst)} elements"
+    return None
+
+
+def _verify_cp_async_wait(op):
+    if op.attributes["pending"] < 0:
+        return "pending must be 0 or more"
+    return None
+
+
 def _verify_view(op):
     ptr, offset = op.operand_types
     (out,) = op.result_types
@@ -346,6 +431,17 @@ def _rows():
         OpDef("kl.atomic", operands=3, results=1, attributes={"op": (str, True)},
               verify=_verify_atomic),
         OpDef("kl.atomic_cas", operands=4, results=1, verify=_verify_atomic_cas),
+        OpDef("kl.ldmatrix", operands=2, results=(1, VARIADIC),
+              attributes={"count": (int, True), "trans": (bool, False)},
+              verify=_verify_ldmatrix),
+        OpDef("kl.mma", operands=(10, VARIADIC), results=(4, VARIADIC),
+              attributes={"shape": (str, True), "ab": (str, True)}, verify=_verify_mma),
+        OpDef("kl.pack", operands=2, results=1, traits=PURE, verify=_verify_pack),
+        OpDef("kl.unpack", operands=1, results=2, traits=PURE, verify=_verify_unpack),
+        OpDef("kl.cp_async", operands=5, attributes={"bytes": (int, True)},
+              verify=_verify_cp_async),
+        OpDef("kl.cp_async_wait", attributes={"pending": (int, True)},
+              verify=_verify_cp_async_wait),
         OpDef("kl.for", operands=(3, VARIADIC), results=(0, VARIADIC), regions=1,
               traits=SINGLE_BLOCK, verify=_verify_for),
         OpDef("kl.while", operands=(0, VARIADIC), results=(0, VARIADIC), regions=1,
@@ -479,6 +575,35 @@ class KernelBuilder:
     def atomic_cas(self, ptr, index, compare, value):
         return self.emit("kl.atomic_cas", (ptr, index, compare, value),
                          [value.type]).results[0]
+
+    def ldmatrix(self, ptr, index, count, trans=False):
+        """`kl.ldmatrix`: `count` i32 registers of 8x8 matrices whose rows this warp's lanes
+        point at (`index`, per lane) in shared array `ptr`."""
+        return list(self.emit("kl.ldmatrix", (ptr, index), [scalar("i32")] * count,
+                              count=count, trans=bool(trans)).results)
+
+    def mma(self, a, b, c, ab, shape="m16n8k16"):
+        """`kl.mma`: the f32 D fragment of A B + C (registers as lists)."""
+        return list(self.emit("kl.mma", list(a) + list(b) + list(c), [scalar("f32")] * len(c),
+                              shape=shape, ab=ab).results)
+
+    def pack(self, lo, hi):
+        return self.emit("kl.pack", (lo, hi), [scalar("i32")]).results[0]
+
+    def unpack(self, word, dtype):
+        """The two `dtype` (f16 or bf16) values of i32 `word`, low half first."""
+        return list(self.emit("kl.unpack", (word,), [scalar(dtype)] * 2).results)
+
+    def cp_async(self, dst, dst_index, src, src_index, nbytes, src_bytes):
+        """`kl.cp_async`: copy `nbytes` bytes global -> shared, reading `src_bytes` (an i32
+        value) of them and zero-filling the rest."""
+        self.emit("kl.cp_async", (dst, dst_index, src, src_index, src_bytes), [],
+                  bytes=int(nbytes))
+
+    def cp_async_wait(self, pending):
+        """`kl.cp_async_wait`: close this thread's group of copies and wait until at most
+        `pending` groups are in flight."""
+        self.emit("kl.cp_async_wait", (), [], pending=int(pending))
 
     def global_index(self, axis="x"):
         """ctaid * ntid + tid along `axis`, as i64."""

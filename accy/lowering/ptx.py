@@ -26,6 +26,11 @@ Parameters and registers:
   the full mask (xor is `.bfly`; 64-bit values as two words; 16-bit and i1 through a b32);
   `kl.vote`: `vote.sync.any/all.pred`, `vote.sync.ballot.b32`; `kl.atomic`: `atom.add/min/max`
   (`.s32`, `.u64`, `.s64`, `.f32`, `.f64`), exch as bits; `kl.atomic_cas`: `atom.cas.b32/b64`.
+- tensor cores: `kl.ldmatrix` -> `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`;
+  `kl.mma` -> `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`; `kl.pack` /
+  `kl.unpack` -> `mov.b32` to / from `{lo, hi}`. `kl.cp_async` -> `cp.async.cg` (16 bytes) or
+  `cp.async.ca` (4, 8) `.shared.global [dst], [src], bytes, src_bytes`; `kl.cp_async_wait` ->
+  `cp.async.commit_group` + `cp.async.wait_group pending`.
 - `kl.for`: the induction variable and carried values live in registers; the guard `iv < hi`
   (signed) is at the top, the step and `bra.uni` back at the bottom. `kl.while`: the carried
   values in registers, `@continue bra` back to the top at the bottom. `kl.if`: `@!p bra` to the
@@ -80,7 +85,7 @@ import numpy as np
 
 from accy.errors import UnsupportedError
 from accy.lowering import math as _math
-from accy.lowering.kl import KL_BINARY, KL_UNARY, pointee, space
+from accy.lowering.kl import KL_BINARY, KL_UNARY, MMA_SHAPES, pointee, space
 
 ULP_BOUND = _math.ULP_BOUND
 MATH_TIERS = ("exact", "fast")
@@ -545,6 +550,53 @@ class _Kernel:
 
     def _op_fence(self, op):
         self.emit("fence.acq_rel.gpu")
+
+    # ---- tensor cores and asynchronous copies -----------------------------------------------
+    def _op_ldmatrix(self, op):
+        a = op.attributes
+        regs = [self.new("r") for _ in op.results]
+        addr = self._address(op.operands[0], op.operands[1], 2)
+        trans = ".trans" if a.get("trans", False) else ""
+        self.emit(f"ldmatrix.sync.aligned.m8n8.x{a['count']}{trans}.shared.b16 "
+                  f"{{{', '.join(regs)}}}, [{addr}]")
+        for r, reg in zip(op.results, regs):
+            self.define(r, reg)
+
+    def _op_mma(self, op):
+        a = op.attributes
+        na, nb, _ = MMA_SHAPES[a["shape"]]
+        regs = [self.reg(v) for v in op.operands]
+        groups = (regs[:na], regs[na:na + nb], regs[na + nb:])
+        d = [self.new("f") for _ in op.results]
+        ab = a["ab"]
+        self.emit(f"mma.sync.aligned.{a['shape']}.row.col.f32.{ab}.{ab}.f32 "
+                  + ", ".join("{" + ", ".join(g) + "}" for g in (d,) + groups))
+        for r, reg in zip(op.results, d):
+            self.define(r, reg)
+
+    def _op_pack(self, op):
+        lo, hi = (self.reg(v) for v in op.operands)
+        self.define(op.results[0], self.op("mov.b32", f"{{{lo}, {hi}}}", cls="r"))
+
+    def _op_unpack(self, op):
+        lo, hi = self.new("rs"), self.new("rs")
+        self.emit(f"mov.b32 {{{lo}, {hi}}}, {self.reg(op.operands[0])}")
+        self.define(op.results[0], lo)
+        self.define(op.results[1], hi)
+
+    def _op_cp_async(self, op):
+        dst, dst_index, src, src_index, src_bytes = op.operands
+        itemsize = STORAGE[pointee(dst.type)][4]
+        nbytes = op.attributes["bytes"]
+        to = self._address(dst, dst_index, itemsize)
+        fro = self._address(src, src_index, itemsize)
+        level = "cg" if nbytes == 16 else "ca"      # .cg (L2 only) takes 16 bytes alone
+        self.emit(f"cp.async.{level}.shared.global [{to}], [{fro}], {nbytes}, "
+                  f"{self.reg(src_bytes)}")
+
+    def _op_cp_async_wait(self, op):
+        self.emit("cp.async.commit_group")
+        self.emit(f"cp.async.wait_group {op.attributes['pending']}")
 
     def _as_word(self, reg, dtype):
         """A b32 register holding a 32-bit-or-smaller value's bits."""
