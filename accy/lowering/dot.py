@@ -1,29 +1,441 @@
-"""Lowering of `dot_general` work items to a `kl.kernel` on the FMA path, one thread per output
-element (the correctness baseline): a grid-stride loop over the result; each thread walks the
-contracting dims in row-major order accumulating products, then computes the item's epilogue
-(bias, activation, scale, residual, convert) at its element and writes every output there.
-Any batching, contracting and free dims work, and transposed or broadcast operands are read
-through their index maps, never materialized.
+"""Lowering of `dot_general` work items to a `kl.kernel`, on one of two paths.
 
-Accumulation: under the `exact` tier a float dot accumulates in f64 (operands widened, one
-`fma` per product) and rounds once to the result dtype, as the reference interpreter computes
-a dot (in f64, rounded once): results match it except where the two f64 sums round to
-different sides of a result-dtype midpoint. Integer dots accumulate in i64 and wrap to the
-result dtype. Under `fast` a float dot accumulates in f32.
+**Tensor cores** (schedule "mma"), when `mma_plan` accepts the item:
+- f16 or bf16 operands, an f16, bf16 or f32 result, in any math tier;
+- both operands are inputs of the item, read as they lie in memory (not through a convert or
+  another op of the item), with one contracting dim each and their free dims adjacent in
+  memory (so each operand is `free` rows by K, with a batch offset);
+- each operand's innermost dim of size > 1 is its contracting dim (K-major) or its last free
+  dim (free-major, a transposed operand: read with `ldmatrix.trans`), and that dim's extent is
+  a multiple of 8 (so every staged row starts 16-byte aligned);
+- a non-empty result, with at most 65535 row tiles and 65535 batch entries (the grid).
+Everything else takes the FMA path: f32, f64 and integer dots, converted or unaligned operands
+(e.g. a row-major K x N rhs whose N is not a multiple of 8), several contracting dims.
 
-The tiled tensor-core kernels (mma.sync with ldmatrix and cp.async pipelines, the outline's
-128 x 128 tiles) are a later lowering of the same items.
+The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry (grid: column tiles,
+row tiles, batch), `SMALL` (64 x 64, 4 warps of 32 x 32, three stages) or, when its tiles
+alone fill the GPU, `LARGE` (128 x 128, 8 warps of 64 x 32, two stages). K advances `BK` = 32
+elements per stage: each thread copies 16-byte chunks of both operand tiles global -> shared
+with `kl.cp_async` (zero-filled past M, N and K, so edge tiles need no other guard), and the
+pipeline keeps `stages - 1` tiles in flight while the warps multiply the oldest one:
+`ldmatrix` x4 loads the A and B fragments (`.trans` for a free-major operand), `mma.sync`
+m16n8k16 accumulates in f32 registers. Staged rows are padded by 8 elements, so the 8 rows one
+ldmatrix phase reads fall in distinct banks. The epilogue stages the accumulators in the same
+shared memory (as f32, in one or two passes of rows), then the block's threads walk the tile
+in row-major order: each computes the item's epilogue (bias, activation, scale, residual,
+convert: the item's other ops, through `Lowering` at that element, the dot's value being the
+f32 sum rounded once to the result dtype) and stores every output there, guarded by M and N.
+
+Numerics of the tensor-core path: products of 16-bit operands are exact, sums are f32 in the
+hardware's order, so a result differs from the reference's (an f64 sum rounded once) by f32
+accumulation error (about K * 2^-24 relative to the sum of |products|), and then by one
+rounding of the result dtype.
+
+**FMA** (schedule "serial", the correctness baseline): a thread per output element in a
+grid-stride loop; each thread walks the contracting dims in row-major order accumulating
+products, then computes the epilogue at its element and writes every output there. Any
+batching, contracting and free dims work, and transposed or broadcast operands are read
+through their index maps, never materialized. Under the `exact` tier a float dot accumulates
+in f64 (operands widened, one `fma` per product) and rounds once to the result dtype, as the
+reference interpreter computes a dot: results match it except where the two f64 sums round
+to different sides of a result-dtype midpoint. Integer dots accumulate in i64 and wrap to
+the result dtype. Under `fast` a float dot accumulates in f32.
 """
 import math
+from dataclasses import dataclass
 
-from accy.lowering.elementwise import Lowering, start_kernel
+from accy.lowering.elementwise import Lowering, identity_index, start_kernel
+from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, SMS, Launch
+from accy.passes.shape_layout import row_major_strides
 
 FLOATS = ("f64", "f32", "f16", "bf16")
+MMA_OPERANDS = ("f16", "bf16")
+MMA_RESULTS = ("f16", "bf16", "f32")
+BK = 32             # K elements per pipeline stage
+CHUNK = 8           # 16-bit elements in one 16-byte cp.async
+PAD = 8             # elements past each staged row (and f32 past each staged result row)
+STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """A block tile of bm x bn outputs, warps_m x warps_n warps each computing a wm x wn part
+    of it, `stages` operand tiles staged at once."""
+    bm: int
+    bn: int
+    warps_m: int
+    warps_n: int
+    stages: int
+
+    @property
+    def threads(self):
+        return 32 * self.warps_m * self.warps_n
+
+    @property
+    def wm(self):
+        return self.bm // self.warps_m
+
+    @property
+    def wn(self):
+        return self.bn // self.warps_n
+
+
+SMALL = Tiles(64, 64, 2, 2, 3)
+LARGE = Tiles(128, 128, 2, 4, 2)    # two stages: three of 128 x 32 x 2 would pass 48 KiB
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One operand as the tensor-core path reads it: `free` rows (its free dims merged) of K
+    elements at element strides `free_stride` and `k_stride`, plus `batch_strides` (one per
+    batching dim); `k_major`: K is its contiguous dim (else the free dim is)."""
+    value: object
+    free: int
+    free_stride: int
+    k_stride: int
+    batch_strides: tuple
+    k_major: bool
+
+
+@dataclass(frozen=True)
+class MmaPlan:
+    lhs: Operand
+    rhs: Operand
+    k: int
+    batch: tuple            # the result's batch dims
+    m_shape: tuple          # the result's lhs free dims
+    n_shape: tuple          # the result's rhs free dims
+    tiles: Tiles
+    grid: tuple
 
 
 def lower_dot(context, block, outline, item, layout, target):
     """Write the kernel of dot_general `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar."""
+    outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
+    tensor-core path, (kernel, threads) on the FMA path."""
+    plan = mma_plan(item)
+    if plan is not None:
+        return _lower_mma(context, block, outline, item, layout, plan)
+    return _lower_fma(context, block, outline, item, layout, target)
+
+
+# ---- which path -------------------------------------------------------------------------------
+
+def mma_plan(item):
+    """The tensor-core plan of dot_general `item`, or None when it takes the FMA path (see
+    the module doc for the conditions)."""
+    dot = item.hero
+    a = dot.attributes
+    lhs, rhs = dot.operands
+    out = dot.result_types[0]
+    if lhs.type.dtype not in MMA_OPERANDS or out.dtype not in MMA_RESULTS or \
+            0 in out.shape or lhs not in item.inputs or rhs not in item.inputs:
+        return None
+    lb, lc = tuple(a["lhs_batching_dimensions"]), tuple(a["lhs_contracting_dimensions"])
+    rb, rc = tuple(a["rhs_batching_dimensions"]), tuple(a["rhs_contracting_dimensions"])
+    left, right = _operand(lhs, lb, lc), _operand(rhs, rb, rc)
+    if left is None or right is None:
+        return None
+    batch = out.shape[:len(lb)]
+    nm = len(lhs.type.shape) - len(lb) - len(lc)
+    tiles = _tiles(left.free, right.free, math.prod(batch))
+    grid = (-(-right.free // tiles.bn), -(-left.free // tiles.bm), math.prod(batch))
+    if grid[0] > GRID_X_LIMIT or max(grid[1:]) > GRID_YZ_LIMIT:
+        return None
+    return MmaPlan(left, right, lhs.type.shape[lc[0]], batch, out.shape[len(lb):len(lb) + nm],
+                   out.shape[len(lb) + nm:], tiles, grid)
+
+
+def _operand(value, batch, contract):
+    """How the tensor-core path reads `value`, or None when it cannot (see the module doc)."""
+    shape = value.type.shape
+    if len(contract) != 1:
+        return None
+    (c,) = contract
+    strides = row_major_strides(shape)
+    big = [d for d in range(len(shape)) if shape[d] > 1]     # a unit dim's stride never counts
+    free = [d for d in big if d not in batch and d != c]
+    if any(strides[x] != strides[y] * shape[y] for x, y in zip(free, free[1:])):
+        return None                 # free dims apart in memory: no one row stride
+    inner = big[-1] if big else c
+    if inner in batch:
+        return None
+    rows = math.prod(shape[d] for d in free)
+    # every stride outside the contiguous dim is a multiple of its extent, so of 8 elements
+    if (shape[c] if inner == c else rows) % CHUNK:
+        return None
+    return Operand(value, rows, strides[free[-1]] if free else 0, strides[c],
+                   tuple(strides[d] for d in batch), inner == c)
+
+
+def _tiles(m, n, batch):
+    """LARGE when its blocks alone fill the GPU's SMs, else SMALL (more blocks, less waste at
+    the edges)."""
+    blocks = -(-m // LARGE.bm) * -(-n // LARGE.bn) * batch
+    return LARGE if blocks >= SMS else SMALL
+
+
+# ---- the tensor-core path ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Staging:
+    """Where one operand's tile of a stage lies in the shared array: `rows` x `cols` elements
+    (free x K when K-major, K x free when free-major) at `pitch`, stage s at base + s * size."""
+    rows: int
+    cols: int
+    base: int
+
+    @property
+    def pitch(self):
+        return self.cols + PAD
+
+    @property
+    def size(self):
+        return self.rows * self.pitch
+
+
+def _band_bytes(tiles, passes):
+    """Bytes of one band of staged f32 results when the epilogue takes `passes` bands."""
+    return tiles.bm // passes * (tiles.bn + PAD) * 4
+
+
+def _staging(operand, free_tile, base):
+    return _Staging(free_tile, BK, base) if operand.k_major else _Staging(BK, free_tile, base)
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """One operand's tile as this thread sees it: its chunks to copy (shared index in a
+    stage, global index at k = 0, K left from the chunk's start, whether its free row or
+    column exists) and its ldmatrix row address at the warp's first block (`lane`)."""
+    operand: Operand
+    staging: _Staging
+    chunks: tuple
+    lane: object
+
+
+def _lower_mma(context, block, outline, item, layout, plan):
+    from accy.lowering.kernelize import Schedule  # kernelize imports this module
+    kb, pointers = start_kernel(context, block, outline, item)
+    _MmaKernel(kb, pointers, item, layout, plan).write()
+    launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), 0)
+    return kb.finish(), Schedule(launch, "mma")
+
+
+class _MmaKernel:
+    """Writes the tensor-core kernel of one MmaPlan (see the module doc)."""
+
+    def __init__(self, kb, pointers, item, layout, plan):
+        self.kb, self.pointers, self.item, self.layout = kb, pointers, item, layout
+        self.plan, self.t = plan, plan.tiles
+        t = self.t
+        self.ab = plan.lhs.value.type.dtype
+        self.a = _staging(plan.lhs, t.bm, 0)
+        self.b = _staging(plan.rhs, t.bn, t.stages * self.a.size)
+        pipeline = 2 * t.stages * (self.a.size + self.b.size)    # bytes
+        # the staged results reuse the pipeline's memory, in as few bands as fit there
+        self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
+                            _band_bytes(t, p) <= pipeline), t.warps_m)
+        nbytes = max(pipeline, _band_bytes(t, self.passes))
+        assert nbytes <= STATIC_SHARED, (t, nbytes)
+        self.smem = kb.shared(self.ab, nbytes // 2)
+
+    def c(self, v):
+        return self.kb.constant(v, "i64")
+
+    def write(self):
+        kb, t, c = self.kb, self.t, self.c
+        self.tid = kb.convert(kb.special("tid.x"), "i64")
+        self.lane = kb.op("rem", self.tid, c(32))
+        warp = kb.op("div", self.tid, c(32))
+        self.warp_m, self.warp_n = kb.op("div", warp, c(t.warps_n)), kb.op("rem", warp,
+                                                                             c(t.warps_n))
+        self.tile_m = kb.op("mul", kb.convert(kb.special("ctaid.y"), "i64"), c(t.bm))
+        self.tile_n = kb.op("mul", kb.convert(kb.special("ctaid.x"), "i64"), c(t.bn))
+        self.batch = kb.convert(kb.special("ctaid.z"), "i64")
+        self.batch_root = Lowering(kb, self.layout, self.pointers, self.item).unravel(
+            self.batch, self.plan.batch)
+        tiles = (self._tile(self.plan.lhs, self.a, self.tile_m, self.warp_m, True),
+                 self._tile(self.plan.rhs, self.b, self.tile_n, self.warp_n, False))
+        self._epilogue(self._main_loop(tiles))
+
+    # ---- operand tiles: global -> shared ------------------------------------------------------
+    def _tile(self, operand, staging, tile_f, warp, is_a):
+        """The loop-invariant part of this thread's work on one operand's tiles."""
+        kb, c, t = self.kb, self.c, self.t
+        per_row = staging.cols // CHUNK
+        count = staging.rows * per_row
+        assert count % t.threads == 0, (staging, t)
+        start = c(0)
+        for stride, index in zip(operand.batch_strides, self.batch_root):
+            start = kb.op("add", start, kb.op("mul", index, c(stride)))
+        chunks = []
+        for j in range(count // t.threads):
+            at = kb.op("add", self.tid, c(j * t.threads))
+            row, col = kb.op("div", at, c(per_row)), kb.op("mul", kb.op("rem", at, c(per_row)),
+                                                           c(CHUNK))
+            f, k = (row, col) if operand.k_major else (col, row)
+            f = kb.op("add", tile_f, f)
+            src = kb.op("add", start, kb.op("add", kb.op("mul", f, c(operand.free_stride)),
+                                            kb.op("mul", k, c(operand.k_stride))))
+            dst = kb.op("add", kb.op("mul", row, c(staging.pitch)), col)
+            chunks.append((dst, src, kb.op("sub", c(self.plan.k), k),
+                           kb.cmp("LT", f, c(operand.free))))
+        return _Tile(operand, staging, tuple(chunks),
+                     self._lane_offset(operand, staging, warp, is_a))
+
+    def _issue(self, tiles, k0, stage):
+        """Start copying the K tile at `k0` (an i64 value) into `stage` (an i64 value)."""
+        kb, c = self.kb, self.c
+        full, none = kb.constant(16, "i32"), kb.constant(0, "i32")
+        for tile in tiles:
+            ptr = self.pointers[tile.operand.value]
+            at = kb.op("add", c(tile.staging.base), kb.op("mul", stage, c(tile.staging.size)))
+            for dst, src, k_left, inside in tile.chunks:
+                ok = kb.op("and", inside, kb.cmp("LT", k0, k_left))
+                src = kb.op("add", src, kb.op("mul", k0, c(tile.operand.k_stride)))
+                kb.cp_async(self.smem, kb.op("add", at, dst), ptr,
+                            kb.op("select", ok, src, c(0)),     # no address past the operand
+                            16, kb.op("select", ok, full, none))
+
+    def _main_loop(self, tiles):
+        """The K loop: `stages - 1` tiles in flight ahead of the one multiplied; returns the
+        accumulators (f32, 4 per 16 x 8 fragment, fragments row-major over the warp tile)."""
+        kb, c, t = self.kb, self.c, self.t
+        steps = -(-self.plan.k // BK)
+        ahead = t.stages - 1
+        for s in range(ahead):
+            if s < steps:
+                self._issue(tiles, c(s * BK), c(s))
+            kb.cp_async_wait(t.stages - 2)      # one group per tile, even an empty one
+        kb.barrier()
+        fragments = (t.wm // 16) * (t.wn // 8)
+
+        def step(kb, kt, *acc):
+            nxt = kb.op("add", kt, c(ahead))
+            kb.if_(kb.cmp("LT", nxt, c(steps)), lambda kb: self._issue(
+                tiles, kb.op("mul", nxt, c(BK)), kb.op("rem", nxt, c(t.stages))))
+            acc = self._multiply(tiles, kb.op("rem", kt, c(t.stages)), list(acc))
+            kb.cp_async_wait(t.stages - 2)      # tile kt + 1 has landed ...
+            kb.barrier()                        # ... for every thread, and kt's stage is free
+            return acc
+        return kb.for_(c(0), c(steps), c(1), [kb.constant(0.0, "f32")] * (4 * fragments),
+                       step)
+
+    # ---- fragments and mma --------------------------------------------------------------------
+    def _lane_offset(self, operand, staging, warp, is_a):
+        """This lane's row address (as an element index in a stage) for ldmatrix x4 of a 16
+        (free) x 16 (K) block at the warp's first rows: lanes 8i..8i+7 point at matrix i,
+        which is (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) for A (its four
+        registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15) for B (two 8-column
+        fragments)."""
+        kb, c, t = self.kb, self.c, self.t
+        i, r = kb.op("div", self.lane, c(8)), kb.op("rem", self.lane, c(8))
+        low, high = kb.op("rem", i, c(2)), kb.op("div", i, c(2))
+        fb, kblock = (low, high) if is_a else (high, low)
+        first = kb.op("mul", warp, c(t.wm if is_a else t.wn))
+        eight = c(8)
+        if operand.k_major:
+            row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, eight))
+            col = kb.op("mul", kblock, eight)
+        else:
+            row = kb.op("add", r, kb.op("mul", kblock, eight))
+            col = kb.op("add", first, kb.op("mul", fb, eight))
+        return kb.op("add", kb.op("mul", row, c(staging.pitch)), col)
+
+    def _load(self, tile, stage, block, ks):
+        """ldmatrix x4 of the warp's 16 x 16 block `block` (along the free dim) at K step
+        `ks`."""
+        kb, c, staging = self.kb, self.c, tile.staging
+        shift = 16 * block * staging.pitch + 16 * ks if tile.operand.k_major else \
+            16 * ks * staging.pitch + 16 * block
+        at = kb.op("add", kb.op("add", c(staging.base), kb.op("mul", stage, c(staging.size))),
+                   kb.op("add", tile.lane, c(shift)))
+        return kb.ldmatrix(self.smem, at, 4, trans=not tile.operand.k_major)
+
+    def _multiply(self, tiles, stage, acc):
+        """The accumulators after the K tile in `stage`: per 16-deep K step, every A and B
+        fragment of the warp tile, then every mma."""
+        kb, t = self.kb, self.t
+        mt, nt = t.wm // 16, t.wn // 8
+        for ks in range(BK // 16):
+            a = [self._load(tiles[0], stage, i, ks) for i in range(mt)]
+            b = []
+            for j in range(nt // 2):
+                regs = self._load(tiles[1], stage, j, ks)
+                b += [regs[:2], regs[2:]]
+            for i in range(mt):
+                for j in range(nt):
+                    at = 4 * (i * nt + j)
+                    acc[at:at + 4] = kb.mma(a[i], b[j], acc[at:at + 4], self.ab)
+        return acc
+
+    # ---- epilogue -------------------------------------------------------------------------------
+    def _epilogue(self, acc):
+        """Stage the accumulators in shared memory (as f32, `passes` bands of warp rows one
+        after the other), then compute and store every output of the tile element by
+        element, consecutive threads on consecutive columns."""
+        kb, c, t = self.kb, self.c, self.t
+        staged = kb.view(self.smem, c(0), "f32")
+        pitch = t.bn + PAD
+        rows = t.bm // self.passes
+        warps = t.warps_m // self.passes            # warp rows per band
+        for p in range(self.passes):
+            if p:
+                kb.barrier()                        # the band before is read
+            if self.passes == 1:
+                self._stage(staged, acc, pitch, 0)
+            else:
+                band = kb.cmp("EQ", kb.op("div", self.warp_m, c(warps)), c(p))
+                kb.if_(band, lambda kb: self._stage(staged, acc, pitch, p * warps))
+            kb.barrier()
+            kb.for_(self.tid, c(rows * t.bn), c(t.threads), [],
+                    lambda kb, i: self._element(staged, pitch, p * rows, i))
+
+    def _stage(self, staged, acc, pitch, first_warp):
+        """Write this warp's accumulators at their rows of the band starting at warp row
+        `first_warp`: fragment register pairs (row g, columns 2t, 2t + 1) and (row g + 8)."""
+        kb, c, t = self.kb, self.c, self.t
+        g, q = kb.op("div", self.lane, c(4)), kb.op("rem", self.lane, c(4))
+        row = kb.op("add", kb.op("mul", kb.op("sub", self.warp_m, c(first_warp)), c(t.wm)), g)
+        col = kb.op("add", kb.op("mul", self.warp_n, c(t.wn)), kb.op("mul", q, c(2)))
+        lane = kb.op("add", kb.op("mul", row, c(pitch)), col)
+        nt = t.wn // 8
+        for i in range(t.wm // 16):
+            for j in range(nt):
+                at = 4 * (i * nt + j)
+                top = kb.op("add", lane, c(16 * i * pitch + 8 * j))
+                kb.vstore(acc[at:at + 2], staged, top)
+                kb.vstore(acc[at + 2:at + 4], staged, kb.op("add", top, c(8 * pitch)))
+
+    def _element(self, staged, pitch, first_row, i):
+        kb, c, t, plan = self.kb, self.c, self.t, self.plan
+        r, col = kb.op("div", i, c(t.bn)), kb.op("rem", i, c(t.bn))
+        m = kb.op("add", self.tile_m, kb.op("add", r, c(first_row)))
+        n = kb.op("add", self.tile_n, col)
+        inside = kb.op("and", kb.cmp("LT", m, c(plan.lhs.free)),
+                       kb.cmp("LT", n, c(plan.rhs.free)))
+        kb.if_(inside, lambda kb: self._outputs(
+            kb.load(staged, kb.op("add", kb.op("mul", r, c(pitch)), col)), m, n))
+
+    def _outputs(self, value, m, n):
+        """Every output of the item at result element (batch, m, n), the dot being `value`."""
+        kb, c, plan, item = self.kb, self.c, self.plan, self.item
+        lowering = Lowering(kb, self.layout, self.pointers, item)
+        lowering.root = self.batch_root + lowering.unravel(m, plan.m_shape) + \
+            lowering.unravel(n, plan.n_shape)
+        dot = item.hero
+        lowering.remember(dot.results[0], kb.convert(value, dot.result_types[0].dtype))
+        rows = kb.op("add", kb.op("mul", self.batch, c(plan.lhs.free)), m)
+        linear = kb.op("add", kb.op("mul", rows, c(plan.rhs.free)), n)
+        at = identity_index(len(dot.result_types[0].shape))
+        for v in item.outputs:
+            kb.store(lowering.value(v, at, False), self.pointers[v], linear)
+
+
+# ---- the FMA path -----------------------------------------------------------------------------
+
+def _lower_fma(context, block, outline, item, layout, target):
     dot = item.hero
     a = dot.attributes
     (lhs_shape, rhs_shape), out_shape = (t.shape for t in dot.operand_types), \
@@ -84,4 +496,3 @@ def lower_dot(context, block, outline, item, layout, target):
     kb.for_(kb.global_index(), kb.constant(math.prod(out_shape), "i64"), kb.grid_size(), [],
             element)
     return kb.finish(), math.prod(out_shape)
-

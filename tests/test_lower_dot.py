@@ -1,0 +1,184 @@
+"""dot_general lowering (accy/lowering/dot.py): the tensor-core path ("mma" schedule: cp.async
+pipeline, ldmatrix, mma.sync m16n8k16, fused epilogue) on f16/bf16 operands, plain, batched and
+with either operand transposed, at shapes that are not multiples of the tiles, against numpy's
+float64 matmul within f32 accumulation error; the FMA path ("serial") for what the tensor cores
+do not take. Kernels run on the CPU emulator over fresh random inputs; every PTX text goes
+through ptxas for sm_80 and sm_90 with no register spills."""
+import re
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import accy
+import accy.ops as ops
+from accy.frontend.linalg import einsum
+from accy.lowering import dot as dot_lowering
+
+PTXAS = shutil.which("ptxas")
+NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
+UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roundoff
+_ASSEMBLED = set()
+
+
+def assemble(ptx, tmp_path):
+    """ptxas accepts `ptx` for sm_80 and sm_90 with no spills (each text once per session)."""
+    if PTXAS is None or ptx in _ASSEMBLED:
+        return
+    for arch in ("sm_80", "sm_90"):
+        path = tmp_path / f"dot_{arch}.ptx"
+        path.write_text(re.sub(r"^\.target sm_\d+", f".target {arch}", ptx, flags=re.M))
+        done = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o",
+                               str(tmp_path / "dot.cubin")], capture_output=True, text=True)
+        assert done.returncode == 0, f"ptxas -arch={arch}:\n{done.stderr}"
+        spills = re.findall(r"(\d+) bytes spill (?:stores|loads)", done.stderr)
+        assert spills and all(s == "0" for s in spills), f"{arch} spills:\n{done.stderr}"
+    _ASSEMBLED.add(ptx)
+
+
+def draw(rng, shape, dtype, scale=1.0):
+    """Fresh normal values (never zero) rounded to `dtype`."""
+    return (rng.standard_normal(shape) * scale).astype(NP[dtype])
+
+
+def compile_and_run(fn, args, tmp_path, schedule):
+    """Compile `fn`, check its dot_general kernel's schedule and its PTX, run it on the
+    emulator; returns (result, executable)."""
+    exe = accy.compile(fn, *args)
+    assemble(exe.ptx, tmp_path)
+    dots = [k for k in exe.kernels if k.kind == "dot_general"]
+    assert [k.schedule for k in dots] == [schedule], exe.report()
+    assert not exe.fallbacks
+    return exe.run(*args, device="emulator"), exe
+
+
+def f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+def dot_error_bound(spec, a, b, k):
+    """How far an f32 sum of the k products (each exact) may be from the exact dot: k units
+    of f32 roundoff times the sum of |products| (slack for any summation order)."""
+    return k * 2.0 ** -23 * np.einsum(spec, np.abs(f64(a)), np.abs(f64(b)))
+
+
+def assert_close(got, want, bound, what):
+    err = np.abs(f64(got) - want)
+    bad = ~(err <= bound)
+    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off; worst at " \
+        f"{np.unravel_index(np.argmax(err - bound), err.shape)}: got " \
+        f"{f64(got).reshape(-1)[np.argmax(err - bound)]}, want " \
+        f"{want.reshape(-1)[np.argmax(err - bound)]}"
+
+
+# ---- plain, batched, transposed; edges ------------------------------------------------------
+
+# name: (einsum spec, lhs shape, rhs shape); M x N x K in the name
+MMA_CASES = {
+    "plain_1x1x16": ("ik,kj->ij", (1, 16), (16, 1)),
+    "plain_128x64x96": ("ik,kj->ij", (128, 96), (96, 64)),
+    "rhs_t_17x9x24": ("ik,jk->ij", (17, 24), (9, 24)),
+    "rhs_t_65x130x40": ("ik,jk->ij", (65, 40), (130, 40)),
+    "lhs_t_128x64x96": ("ki,kj->ij", (96, 128), (96, 64)),
+    "both_t_24x40x8": ("ki,jk->ij", (8, 24), (40, 8)),
+    "batched_3x33x40x160": ("bik,bkj->bij", (3, 33, 160), (3, 160, 40)),
+    "batch_inside_2x17x9x16": ("ibk,bjk->bij", (17, 2, 16), (2, 9, 16)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("case", sorted(MMA_CASES))
+def test_tensor_cores_match_numpy(case, dtype, rng, tmp_path):
+    spec, lhs_shape, rhs_shape = MMA_CASES[case]
+    a, b = draw(rng, lhs_shape, dtype), draw(rng, rhs_shape, dtype)
+    got, _ = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], tmp_path, "mma")
+    want = np.einsum(spec, f64(a), f64(b))
+    k = lhs_shape[spec.index("k")]
+    assert got.dtype == NP[dtype] and got.shape == want.shape
+    bound = UNIT[dtype] * np.abs(want) + dot_error_bound(spec, a, b, k)
+    assert_close(got, want, bound, case)
+
+
+# ---- fused epilogues -------------------------------------------------------------------------
+
+def _gelu(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+# name: (traced function, numpy float64 function of (dot, bias, residual), result dtype given
+# the operand dtype)
+EPILOGUES = {
+    "bias_tanh": (lambda x, w, b, r: ops.tanh(x @ w + b),
+                  lambda d, b, r: np.tanh(d + b), lambda dt: dt),
+    "bias_gelu": (lambda x, w, b, r: ops.gelu(x @ w + b, approximate=True),
+                  lambda d, b, r: _gelu(d + b), lambda dt: dt),
+    "scaled_residual": (lambda x, w, b, r: (x @ w) * 0.5 + r,
+                        lambda d, b, r: d * 0.5 + r, lambda dt: dt),
+    "convert": (lambda x, w, b, r: ops.astype(x @ w + b, "f16" if x.dtype == "bf16" else "f32"),
+                lambda d, b, r: d + b, lambda dt: "f16" if dt == "bf16" else "f32"),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("case", sorted(EPILOGUES))
+def test_fused_epilogues(case, dtype, rng, tmp_path):
+    """One kernel computes the dot and its epilogue (M 33, N 24, K 40: edge tiles on both
+    sides). Each op of the epilogue rounds to the dtype, so the bound allows a few units of
+    roundoff of every term on top of the dot's own error."""
+    fn, numpy_fn, result = EPILOGUES[case]
+    m, n, k = 33, 24, 40
+    x, w = draw(rng, (m, k), dtype, k ** -0.5), draw(rng, (k, n), dtype)
+    b, r = draw(rng, (n,), dtype), draw(rng, (m, n), dtype)
+    got, exe = compile_and_run(fn, [x, w, b, r], tmp_path, "mma")
+    assert len(exe.kernels) == 1, exe.report()
+    d = f64(x) @ f64(w)
+    want = numpy_fn(d, f64(b), f64(r))
+    out = result(dtype)
+    assert got.dtype == NP[out] and got.shape == want.shape
+    unit = max(UNIT[out], UNIT[dtype])
+    bound = 6 * unit * (np.abs(d) + np.abs(f64(b)) + np.abs(f64(r)) + 1) + \
+        2 * dot_error_bound("ik,kj->ij", x, w, k)
+    assert_close(got, want, bound, case)
+
+
+def test_large_tiles_stage_results_in_two_bands(rng, tmp_path, monkeypatch):
+    """With enough blocks to fill the GPU the kernel takes 128 x 128 tiles of 8 warps and two
+    stages; its epilogue stages the results in two bands of 64 rows (the pipeline's memory
+    holds one)."""
+    monkeypatch.setattr(dot_lowering, "SMS", 1)
+    x, w = draw(rng, (130, 40), "bf16"), draw(rng, (40, 136), "bf16")
+    r = draw(rng, (130, 136), "bf16")
+    got, exe = compile_and_run(lambda x, w, r: x @ w + r, [x, w, r], tmp_path, "mma")
+    (kernel,) = exe.kernels
+    assert kernel.launch.block == (256, 1, 1) and kernel.launch.grid == (2, 2, 1)
+    d = f64(x) @ f64(w)
+    want = d + f64(r)
+    bound = 3 * UNIT["bf16"] * (np.abs(d) + np.abs(f64(r))) + \
+        dot_error_bound("ik,kj->ij", x, w, 40)
+    assert_close(got, want, bound, "large tiles")
+
+
+# ---- the FMA path ------------------------------------------------------------------------------
+
+FMA_CASES = {   # name: (function, shapes, dtype)
+    "rhs_rows_unaligned_17x9x24": (lambda a, b: a @ b, [(17, 24), (24, 9)], "bf16"),
+    "k_unaligned_16x16x12": (lambda a, b: a @ b, [(16, 12), (12, 16)], "f16"),
+    "f32": (lambda a, b: a @ b, [(16, 32), (32, 16)], "f32"),
+    "converted_operand": (lambda a, b: ops.astype(a, "bf16") @ b, [(16, 32), (32, 16)],
+                          "bf16"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FMA_CASES))
+def test_the_rest_takes_the_fma_path(case, rng, tmp_path):
+    """Unaligned rows, f32 and operands computed inside the item stay on the FMA path, which
+    matches the reference bit for bit under the exact tier."""
+    fn, shapes, dtype = FMA_CASES[case]
+    args = [draw(rng, s, dtype) for s in shapes]
+    if case == "converted_operand":
+        args[0] = draw(rng, shapes[0], "f32")
+    got, exe = compile_and_run(fn, args, tmp_path, "serial")
+    want = exe.run(*args, device="reference")
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
