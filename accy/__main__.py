@@ -5,8 +5,9 @@
                                example through the IR core and the passes
     accy opt FILE [options]    read IR text (accy or MLIR generic form; '-' for stdin), verify
                                it, run a pass pipeline on it (--pipeline) and print the result
-    accy compile SOURCE [--target sm_90] [-o DIR]
-                               compile a function to PTX; write DIR/<name>.ptx and a report
+    accy compile SOURCE [--target sm_90] [--cubin] [-o DIR]
+                               compile a function to PTX; write DIR/<name>.ptx (and with
+                               --cubin, ptxas's DIR/<name>.cubin) and a report
     accy run SOURCE [--device emulator|cuda|reference]
                                compile, run on the example inputs and check against the
                                reference interpreter
@@ -209,16 +210,28 @@ def compile_command(args):
     import numpy as np
     import accy
     name, fn, arrays = load_source(args.source)
-    exe = accy.compile(fn, *arrays, target=args.target)
+    target = args.target
+    if getattr(args, "cubin", False):     # the module's own target, with a cubin artifact
+        from accy.passes.target import ATTRIBUTE
+        own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None
+        target = {**(dict(own.items()) if own is not None else {}),
+                  **({"arch": args.target} if args.target else {}), "artifact_format": "cubin"}
+    exe = accy.compile(fn, *arrays, target=target)
     if args.command == "compile":
         os.makedirs(args.output, exist_ok=True)
         base = os.path.join(args.output, name)
+        written = [base + ".ptx"]
         with open(base + ".ptx", "w", encoding="utf-8") as f:
             f.write(exe.ptx)
+        if exe.cubin is not None:
+            written.append(base + ".cubin")
+            with open(base + ".cubin", "wb") as f:
+                f.write(exe.cubin)
+        report = exe.report()
         with open(base + ".report.txt", "w", encoding="utf-8") as f:
-            f.write(exe.report() + "\n")
-        print(exe.report())
-        print(f"# wrote {base}.ptx and {base}.report.txt")
+            f.write(report + "\n")
+        print(report)
+        print(f"# wrote {', '.join(written)} and {base}.report.txt")
         return 0
     got = exe.run(*arrays, device=args.device)
     want = exe.run(*arrays, device="reference")
@@ -275,6 +288,9 @@ def main(argv=None):
         if name == "compile":
             c.add_argument("-o", "--output", metavar="DIR", default=".",
                            help="folder for <name>.ptx and <name>.report.txt (default: .)")
+            c.add_argument("--cubin", action="store_true",
+                           help="also assemble the PTX with ptxas (one call) into "
+                                "<name>.cubin: the target's artifact_format = cubin")
         else:
             c.add_argument("--device", choices=("cuda", "emulator", "reference"),
                            help="default: a GPU when there is one, else the emulator")

@@ -21,10 +21,6 @@ back.
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
     analysis.fallbacks     # HostFallback: work item, kind, reason
 """
-import os
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 
 from accy._core.context import Context, Module
@@ -32,6 +28,7 @@ from accy.errors import AccyError, UnsupportedError
 from accy.lowering.attention import lower_attention
 from accy.lowering.dot import lower_dot
 from accy.lowering.elementwise import lower_elementwise
+from accy.lowering.ptxas import PtxasError, assemble, find_ptxas
 from accy.lowering.rows import lower_rows
 from accy.lowering.scan import lower_scan
 from accy.passes.bufferize import buffer_plan
@@ -179,19 +176,13 @@ def _kernel_call(outline, item, target, scope):
     error now, not at launch)."""
     a = item.hero.attributes
     ptx = a["ptx"]
-    ptxas = shutil.which("ptxas")
-    if ptxas is not None:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "user.ptx")
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(ptx)
-            done = subprocess.run([ptxas, f"-arch={target.arch}", path, "-o",
-                                   os.path.join(folder, "user.cubin")], capture_output=True,
-                                  text=True)
-        if done.returncode != 0:
+    if find_ptxas() is not None:
+        try:
+            assemble(ptx, target.arch)
+        except PtxasError as e:
             raise KernelizationError(f"the PTX of kernel_call '{a['kernel']}' (work item "
                                      f"{item.id}) does not assemble for {target.arch}:\n"
-                                     f"{done.stderr.strip()}")
+                                     f"{e}") from None
     return LoweredKernel(outline.name, "kernel_call", item.id, None, outline, outline.launch,
                          ptx, scope)
 

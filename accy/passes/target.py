@@ -10,7 +10,9 @@
                                                       threads = 512, elements_per_thread = 8}]}}
 
 - arch: sm_80, sm_86, sm_89, sm_90, sm_90a; ptx_version: the PTX ISA version the emitter writes
-  (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx or cubin;
+  (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx, or cubin
+  (`accy.compile` also assembles the PTX module with ptxas, one call for all its kernels, and
+  keeps the bytes as `Executable.cubin`, which a GPU of that arch loads instead of the PTX);
   math_tier: exact (IEEE + - * / sqrt correctly rounded, transcendentals within a stated ulp
   bound; an unsupported kernel falls back to the host) or fast (approximate instructions,
   flush-to-zero; an unsupported kernel is an error).

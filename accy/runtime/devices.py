@@ -1,10 +1,15 @@
 """The devices an Executable runs on, behind one PyCUDA-shaped interface (`mem_alloc`,
 `memcpy_htod`, `memcpy_dtoh`, `module_from_buffer(ptx).get_function(name)`, launches with
 `block=`, `grid=`, `shared=`): the CPU emulator of `accy.runtime.emulator`, and a GPU through
-PyCUDA (the optional `[cuda]` extra, imported only when asked for).
+PyCUDA (the optional `[cuda]` extra, imported only when asked for), which also loads cubins
+(`runs_cubin(arch)` says which) and zeroes memory in place (`memset_d8`).
 
     device = open_device("emulator")        # or "cuda"
 """
+import atexit
+
+import numpy as np
+
 from accy.errors import AccyError
 
 DEVICES = ("cuda", "emulator", "reference")
@@ -69,7 +74,23 @@ def _open_cuda():
         context.push()
     except drv.Error as e:
         raise DeviceUnavailable(f"device 'cuda': the driver reports {e}") from None
+    atexit.register(_release, context)     # PyCUDA aborts at exit if a context is still pushed
     return _PyCudaDevice(drv)
+
+
+def _release(context):
+    """Pop the GPU's primary context at exit, as `pycuda.autoprimaryctx` does."""
+    from pycuda.tools import clear_context_caches
+    context.pop()
+    clear_context_caches()
+
+
+def _bytes_view(array):
+    """A C-contiguous array as flat bytes, sharing its memory: PyCUDA takes buffers through
+    the buffer protocol, which refuses dtypes such as ml_dtypes' bfloat16."""
+    if not array.flags.c_contiguous:
+        raise ValueError("device copies need C-contiguous arrays")
+    return array.reshape(-1).view(np.uint8)
 
 
 class _PyCudaDevice:
@@ -89,13 +110,27 @@ class _PyCudaDevice:
         self.allocations.pop(int(pointer)).free()
 
     def memcpy_htod(self, pointer, array):
-        self.drv.memcpy_htod(int(pointer), array)
+        self.drv.memcpy_htod(int(pointer), _bytes_view(np.ascontiguousarray(array)))
 
     def memcpy_dtoh(self, array, pointer):
-        self.drv.memcpy_dtoh(array, int(pointer))
+        self.drv.memcpy_dtoh(_bytes_view(array), int(pointer))
 
-    def module_from_buffer(self, ptx):
-        return self.drv.module_from_buffer(ptx.encode() if isinstance(ptx, str) else ptx)
+    def memset_d8(self, pointer, value, nbytes):
+        self.drv.memset_d8(int(pointer), int(value), int(nbytes))
+
+    def module_from_buffer(self, image):
+        """A module from PTX text or a cubin's bytes."""
+        return self.drv.module_from_buffer(image.encode() if isinstance(image, str) else image)
+
+    def runs_cubin(self, arch):
+        """Whether this GPU runs machine code built for `arch` ("sm_90", "sm_90a"): the same
+        major version and a minor version at least the cubin's; an `a` arch only on its own."""
+        major, minor = self.drv.Context.get_device().compute_capability()
+        digits = arch[len("sm_"):].rstrip("a")
+        want = (int(digits[:-1]), int(digits[-1]))
+        if arch.endswith("a"):
+            return (major, minor) == want
+        return major == want[0] and minor >= want[1]
 
     def synchronize(self):
         self.drv.Context.synchronize()

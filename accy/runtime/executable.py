@@ -4,6 +4,9 @@ kernelized and emitted as PTX, with a host schedule that runs its work items in 
     exe = accy.compile(fn, *example_args, target="sm_90")
     exe.kernels, exe.ptx, print(exe.report())
     outputs = exe.run(*arrays, device="emulator")      # "cuda", "emulator" or "reference"
+    exe.cubin                   # with target artifact_format = "cubin": ptxas's output, else None
+    with exe.bind(*arrays, device="cuda") as bound:    # buffers kept on the device
+        bound.launch()                                 # the work items again, no host copies
 
 A run allocates the buffer plan on the device (the arguments and results in buffers of their
 own, every intermediate in one arena), copies the arguments in, launches each kernel with its
@@ -11,8 +14,9 @@ buffers and scalars, runs each host fallback through the reference interpreter (
 writing the same buffers), runs each iterate as a host loop (its carried values in two state
 buffers that trade places each trip, the condition's flag read back after each test, the
 kernels of its cond and body blocks launched per trip), makes the copies the buffer plan asks
-for, and copies the results out. On the emulator every arena and result byte starts as 0xFF (NaN in any float dtype), so a
-kernel that skips an element shows.
+for, and copies the results out. A GPU loads the cubin when the executable has one for its
+architecture, else the PTX (which its driver compiles). On the emulator every arena and result
+byte starts as 0xFF (NaN in any float dtype), so a kernel that skips an element shows.
 """
 import time
 from dataclasses import dataclass, field
@@ -48,7 +52,9 @@ class Executable:
     rebuild: object = None
     timings: dict = field(default_factory=dict)
     cache: object = None        # holds the analyses above alive (their cleanups run with it)
+    cubin: bytes = None         # `ptx` assembled by ptxas, when the target asks for a cubin
     _loaded: dict = field(default_factory=dict, repr=False)    # id(device) -> functions
+    _assembled: object = field(default=None, repr=False)       # ptxas's Assembled, once run
 
     @property
     def kernels(self):
@@ -66,10 +72,22 @@ class Executable:
     def arguments(self):
         return [(a.type.shape, a.type.dtype) for a in self.func.regions[0].blocks[0].arguments]
 
+    def resources(self):
+        """{kernel name: KernelResources} (registers, spills, stack, shared memory) from
+        `ptxas -v` on `ptx`, or None when ptxas is not installed. Reuses the ptxas call that
+        made the cubin; otherwise runs ptxas once, on first use."""
+        from accy.lowering.ptxas import assemble, find_ptxas
+        if self._assembled is None and self.ptx and find_ptxas() is not None:
+            self._assembled = assemble(self.ptx, self.target.arch)
+        return self._assembled.resources if self._assembled is not None else None
+
     def report(self):
-        """Kernels, kinds, host fallbacks, bytes moved, arena size and compile time per stage."""
+        """Kernels, kinds, registers and spills (from `ptxas -v`, when ptxas is installed),
+        host fallbacks, bytes moved, arena size and compile time per stage."""
         s, b, t = self.schedule, self.buffers, self.target
-        lines = [f"target {t.arch}, PTX {t.ptx_version}, math tier {t.math_tier}",
+        resources = self.resources()
+        lines = [f"target {t.arch}, PTX {t.ptx_version}, math tier {t.math_tier}"
+                 + (f", cubin {len(self.cubin)} bytes" if self.cubin is not None else ""),
                  f"{len(self.kernels)} kernels, {len(self.fallbacks)} host fallbacks; "
                  f"{s.bytes} bytes moved (ideal {s.ideal_bytes}); arena {b.arena_bytes} bytes "
                  f"(peak live {b.peak_bytes})"]
@@ -77,7 +95,10 @@ class Executable:
             launch = k.launch
             lines.append(f"  kernel {k.name}: {k.kind} ({k.schedule} schedule), item "
                          f"{k.work_item}, {launch.text()}"
-                         + (f", workspace {k.workspace} bytes" if k.workspace else ""))
+                         + (f", workspace {k.workspace} bytes" if k.workspace else "")
+                         + _resources_text(k, resources))
+        if self.ptx and resources is None:
+            lines.append("  (registers and spills: ptxas is not installed)")
         for item in s.items:
             if item.kind == "iterate" and not any(f.work_item == item.id and f.scope is None
                                                   for f in self.fallbacks):
@@ -105,14 +126,31 @@ class Executable:
             results = _Run(self, open_device(device)).run(arrays)
         return self.rebuild(list(results)) if self.rebuild else tuple(results)
 
+    def bind(self, *arrays, device=None):
+        """A `Bound` run on `device` ("cuda" or "emulator"): the buffer plan allocated once,
+        `arrays` (all of them, or none: the buffers then start as they are) copied in; its
+        `launch()` runs the work items again on those buffers with no host copies, so that
+        kernel time can be measured apart from transfers (bench/gpu/check.py). Close it (or use
+        it in a `with`) to free the buffers."""
+        if arrays:
+            arrays = self._check(arrays)
+        device = device or best_device()
+        if device not in ("cuda", "emulator"):
+            raise ValueError(f"bind needs device 'cuda' or 'emulator', got {device!r}")
+        return Bound(_Run(self, open_device(device)), arrays)
+
     def loaded(self, device):
-        """{kernel name: function} on `device`, its modules loaded once per device (a GPU
-        compiles PTX when it loads it)."""
+        """{kernel name: function} on `device`, its modules loaded once per device: the cubin
+        where the device runs the target's architecture (`device.runs_cubin(arch)`), else the
+        PTX (which a GPU's driver compiles when it loads it)."""
         key = id(device)
         if key not in self._loaded or self._loaded[key][0] is not device:
             functions = {}
             if self.ptx:
-                module = device.module_from_buffer(self.ptx)
+                runs_cubin = getattr(device, "runs_cubin", None)
+                use_cubin = self.cubin is not None and runs_cubin is not None and runs_cubin(
+                    self.target.arch)
+                module = device.module_from_buffer(self.cubin if use_cubin else self.ptx)
                 functions = {k.name: module.get_function(k.name) for k in self.kernels
                              if k.ptx is None}
             for k in self.kernels:
@@ -216,48 +254,59 @@ class _Run:
             self.dev.memcpy_htod(target, data)
 
     def run(self, arrays):
+        try:
+            self.allocate(arrays)
+            self.run_items(self.exe.schedule.items, None)
+            return self.results()
+        finally:
+            self.free()
+
+    def allocate(self, arrays):
+        """The buffer plan on the device; `arrays` (if any) copied into the arguments."""
         exe, dev = self.exe, self.dev
         plan = exe.buffers
         self.functions = exe.loaded(dev)
         allocations = self.allocations = []
         self.scratch = None
-        try:
-            arena = None
-            if any(b.offset is not None for b in plan.buffers):     # (empty ones too)
-                arena = dev.mem_alloc(max(plan.arena_bytes, 1))
-                allocations.append(arena)
-                self._fill(arena, plan.arena_bytes)
-            args = plan.block.arguments
-            for b in plan.buffers:
-                if b.alias_of is not None or b.copy_of is not None:
-                    continue
-                if b.kind in ("input", "output"):
+        arena = None
+        if any(b.offset is not None for b in plan.buffers):     # (empty ones too)
+            arena = dev.mem_alloc(max(plan.arena_bytes, 1))
+            allocations.append(arena)
+            self._fill(arena, plan.arena_bytes)
+        args = plan.block.arguments
+        for b in plan.buffers:
+            if b.alias_of is not None or b.copy_of is not None:
+                continue
+            if b.kind in ("input", "output"):
+                p = dev.mem_alloc(b.nbytes)
+                allocations.append(p)
+                self.addresses[b.id] = int(p)
+                if b.kind == "output":
+                    self._fill(p, b.nbytes)
+            elif b.offset is not None:
+                self.addresses[b.id] = int(arena) + b.offset
+        for a, x in zip(args, arrays):
+            if a in plan.buffer_of:
+                dev.memcpy_htod(self.address(a), np.ascontiguousarray(x))
+
+    def results(self):
+        """Make the copies the plan asks for, then copy the results out."""
+        plan, dev = self.exe.buffers, self.dev
+        for b in plan.buffers:
+            if b.copy_of is not None:
+                data = self.read(b.copy_of.value)
+                if b.id not in self.addresses:
                     p = dev.mem_alloc(b.nbytes)
-                    allocations.append(p)
+                    self.allocations.append(p)
                     self.addresses[b.id] = int(p)
-                    if b.kind == "output":
-                        self._fill(p, b.nbytes)
-                elif b.offset is not None:
-                    self.addresses[b.id] = int(arena) + b.offset
-            for a, x in zip(args, arrays):
-                if a in plan.buffer_of:
-                    dev.memcpy_htod(self.address(a), np.ascontiguousarray(x))
-            self.run_items(exe.schedule.items, None)
-            for b in plan.buffers:
-                if b.copy_of is not None:
-                    data = self.read(b.copy_of.value)
-                    p = dev.mem_alloc(b.nbytes)
-                    allocations.append(p)
-                    self.addresses[b.id] = int(p)
-                    dev.memcpy_htod(p, data)
-            results = []
-            for i, v in enumerate(plan.block.last_op.operands):
-                buffer = [b for b in plan.buffers if b.kind == "output"][i]
-                results.append(self.read(v, buffer))
-            return results
-        finally:
-            for p in allocations:
-                dev.mem_free(p)
+                dev.memcpy_htod(self.addresses[b.id], data)
+        outputs = [b for b in plan.buffers if b.kind == "output"]
+        return [self.read(v, buffer) for v, buffer in zip(plan.block.last_op.operands, outputs)]
+
+    def free(self):
+        for p in getattr(self, "allocations", ()):
+            self.dev.mem_free(p)
+        self.allocations = []
 
     def _fill(self, pointer, nbytes):
         if hasattr(self.dev, "memory"):         # the emulator: show what no kernel wrote
@@ -298,7 +347,11 @@ class _Run:
             size = max(k.workspace for k in self.exe.kernels)
             self.scratch = self.dev.mem_alloc(size)
             self.allocations.append(self.scratch)
-        self.dev.memcpy_htod(self.scratch, np.zeros(nbytes, np.uint8))
+        memset = getattr(self.dev, "memset_d8", None)      # a GPU zeroes it in place
+        if memset is not None:
+            memset(self.scratch, 0, nbytes)
+        else:
+            self.dev.memcpy_htod(self.scratch, np.zeros(nbytes, np.uint8))
         return int(self.scratch)
 
     def host(self, item):
@@ -310,6 +363,70 @@ class _Run:
             data = np.ascontiguousarray(np.asarray(x, numpy_dtype(v.type.dtype)))
             if data.nbytes:
                 self.dev.memcpy_htod(self.address(v), data)
+
+
+class Bound:
+    """An executable's buffer plan allocated on a device, for launching its work items again
+    and again without host copies (`Executable.bind`): time `launch()` with the device's
+    events (PyCUDA's `drv.Event`, or torch's on the same default stream).
+
+        with exe.bind(x, device="cuda") as bound:
+            bound.launch()                      # every work item, in order, on the same buffers
+            y = bound.results()                 # copied out, as Executable.run returns them
+            bound.argument_address(0)           # device addresses, to fill or read in place
+    """
+
+    def __init__(self, run, arrays):
+        self._run = run
+        try:
+            run.allocate(arrays)
+        except BaseException:
+            run.free()
+            raise
+
+    @property
+    def device(self):
+        return self._run.dev
+
+    def launch(self):
+        """Run the work items once (kernels are launched asynchronously on a GPU; host loops
+        and host fallbacks read back what they need)."""
+        self._run.run_items(self._run.exe.schedule.items, None)
+
+    def results(self):
+        exe = self._run.exe
+        results = self._run.results()
+        return exe.rebuild(list(results)) if exe.rebuild else tuple(results)
+
+    def argument_address(self, i):
+        """The device address of argument `i`'s buffer (None when no kernel reads it)."""
+        a = self._run.exe.buffers.block.arguments[i]
+        return self._run.address(a) if a in self._run.exe.buffers.buffer_of else None
+
+    def result_address(self, i):
+        """The device address of result `i`'s buffer (a result that is an argument has one
+        only after `results()`)."""
+        plan = self._run.exe.buffers
+        buffer = [b for b in plan.buffers if b.kind == "output"][i]
+        storage = plan.storage(buffer)
+        return self._run.addresses.get(storage.id)
+
+    def close(self):
+        self._run.free()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _resources_text(kernel, resources):
+    r = (resources or {}).get(kernel.name)
+    if r is None:
+        return ""
+    return (f"; {r.registers} registers, spills {r.spill_stores}/{r.spill_loads} bytes "
+            f"stored/loaded" + (f", stack {r.stack} bytes" if r.stack else ""))
 
 
 def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by design
@@ -361,5 +478,11 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     t4 = time.perf_counter()
     timings.update({"trace": (t1 - t0) * 1e3, "canonicalize": (t2 - t1) * 1e3,
                     "plan+kernelize": (t3 - t2) * 1e3, "ptx": (t4 - t3) * 1e3})
+    assembled = None
+    if target_profile.artifact_format == "cubin" and ptx:
+        from accy.lowering.ptxas import assemble
+        assembled = assemble(ptx, target_profile.arch)    # one ptxas call for every kernel
+        timings["ptxas"] = (time.perf_counter() - t4) * 1e3
     return Executable(module, func, schedule, outlines, buffers, kernelized, ptx, rebuild,
-                      timings, cache)
+                      timings, cache, cubin=assembled.cubin if assembled else None,
+                      _assembled=assembled)
