@@ -140,3 +140,18 @@ def ptx(tmp_path_factory):
 @pytest.fixture
 def rng():
     return np.random.default_rng()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `gpu` need a usable CUDA device (PyCUDA, a driver and a GPU): without one
+    they are skipped, with the reason `open_device("cuda")` gives."""
+    gpu = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu:
+        return
+    from accy.runtime.devices import DeviceUnavailable, open_device
+    try:
+        open_device("cuda")
+    except DeviceUnavailable as e:
+        skip = pytest.mark.skip(reason=f"no usable CUDA device: {e}")
+        for item in gpu:
+            item.add_marker(skip)
