@@ -206,3 +206,12 @@ def test_the_cuda_device_copies_bf16_and_scalars():
 ])
 def test_the_cuda_device_runs_cubins_of_its_own_major_arch(capability, arch, runs):
     assert _PyCudaDevice(_FakeDriver(capability)).runs_cubin(arch) is runs
+
+
+def test_the_report_says_why_it_has_no_registers_when_ptxas_fails(x, monkeypatch, tmp_path):
+    exe = accy.compile(three_kernels, x)
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\necho 'ptxas fatal   : broken' >&2\nexit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(ptxas_module, "find_ptxas", lambda: str(fake))
+    assert "(registers and spills: ptxas -arch=sm_90 rejects the PTX module" in exe.report()

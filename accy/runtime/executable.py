@@ -84,8 +84,12 @@ class Executable:
     def report(self):
         """Kernels, kinds, registers and spills (from `ptxas -v`, when ptxas is installed),
         host fallbacks, bytes moved, arena size and compile time per stage."""
+        from accy.lowering.ptxas import PtxasError
         s, b, t = self.schedule, self.buffers, self.target
-        resources = self.resources()
+        try:
+            resources, unread = self.resources(), "ptxas is not installed"
+        except PtxasError as e:         # still a report, saying why registers are missing
+            resources, unread = None, str(e).splitlines()[0]
         lines = [f"target {t.arch}, PTX {t.ptx_version}, math tier {t.math_tier}"
                  + (f", cubin {len(self.cubin)} bytes" if self.cubin is not None else ""),
                  f"{len(self.kernels)} kernels, {len(self.fallbacks)} host fallbacks; "
@@ -98,7 +102,7 @@ class Executable:
                          + (f", workspace {k.workspace} bytes" if k.workspace else "")
                          + _resources_text(k, resources))
         if self.ptx and resources is None:
-            lines.append("  (registers and spills: ptxas is not installed)")
+            lines.append(f"  (registers and spills: {unread})")
         for item in s.items:
             if item.kind == "iterate" and not any(f.work_item == item.id and f.scope is None
                                                   for f in self.fallbacks):
