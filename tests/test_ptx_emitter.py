@@ -690,6 +690,60 @@ def test_special_registers(device, ptxas):
     np.testing.assert_array_equal(got, np.array(want, np.int32))
 
 
+def _many_live_values(max_threads):
+    """out[k] = x[k] * (x[0] + ... + x[79]): all 80 loads live until the sum is known."""
+    ctx = Context()
+    m = Module.create(ctx)
+    kb = KernelBuilder(ctx, m.body, "live", [ptr_type("f32"), ptr_type("f32")])
+    x, out = kb.params
+    base = kb.op("mul", kb.global_index(), kb.constant(80, "i64"))
+    at = [kb.op("add", base, kb.constant(k, "i64")) for k in range(80)]
+    xs = [kb.load(x, i) for i in at]
+    total = xs[0]
+    for v in xs[1:]:
+        total = kb.op("add", total, v)
+    for v, i in zip(xs, at):
+        kb.store(kb.op("mul", v, total), out, i)
+    if max_threads:
+        kb.kernel.set_attribute("max_threads", max_threads)
+    kb.finish()
+    return emit_module(m, arch="sm_80")
+
+
+def _registers(text, tmp_path):
+    path = tmp_path / "live.ptx"
+    path.write_text(text)
+    r = subprocess.run([shutil.which("ptxas"), "-arch=sm_80", "-v", str(path), "-o",
+                        os.devnull], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return int(re.search(r"Used (\d+) registers", r.stderr).group(1))
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_max_threads_bounds_the_registers_of_a_thread(device, rng, tmp_path):
+    """A kernel declaring `max_threads` gets `.maxntid` (and `.minnctapersm 1`), so ptxas
+    keeps it within the 65536 registers of a block that large (64 a thread for 1024):
+    unbounded, this kernel takes more, and a 1024-thread block of it would not launch on a
+    GPU. A bound of 256 leaves it its registers (not squeezed to 32 for occupancy, which
+    spills). The emulator runs it alike."""
+    bounded = _many_live_values(1024)
+    assert ".maxntid 1024, 1, 1\n.minnctapersm 1\n" in bounded
+    unbounded = _registers(_many_live_values(None), tmp_path)
+    assert unbounded > 64 >= _registers(bounded, tmp_path)
+    assert _registers(_many_live_values(256), tmp_path) == unbounded
+    xs = rng.standard_normal(1024 * 80).astype(np.float32)
+    dev = device.dev
+    px, po = dev.to_device(xs), dev.mem_alloc(xs.nbytes)
+    dev.module_from_buffer(bounded).get_function("live")(px, po, block=(1024, 1, 1),
+                                                         grid=(1, 1, 1))
+    rows = xs.reshape(1024, 80)
+    total = np.zeros(1024, np.float32)
+    for k in range(80):                                 # the kernel's order of additions
+        total = total + rows[:, k]
+    assert_bits(dev.from_device(po, (1024 * 80,), np.float32), (rows * total[:, None])
+                .reshape(-1), "bounded")
+
+
 # ---- emission properties ----------------------------------------------------------------------
 
 SCRIPT = textwrap.dedent("""

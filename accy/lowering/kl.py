@@ -7,8 +7,11 @@ pointer to global memory holding elements of a dtype is `!kl.ptr<f32>` (`ptr_typ
 block's shared memory `!kl.shared<f32>` (`shared_type`). Index arithmetic is i64.
 
 Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
-- `kl.kernel {sym_name}`: one region, one block whose arguments are the parameters (pointers,
-  then scalars), ending with `kl.return`.
+- `kl.kernel {sym_name, max_threads?}`: one region, one block whose arguments are the
+  parameters (pointers, then scalars), ending with `kl.return`. `max_threads`: the most
+  threads a block of it is launched with, when it is known (the emitter writes `.maxntid` and
+  `.minnctapersm 1`, so ptxas keeps each thread's registers within what a block that large
+  may hold).
 - `kl.special {register}`: a thread/block register as i32 (`tid.x`, `ntid.x`, `ctaid.x`,
   `nctaid.x`, and .y/.z).
 - `kl.constant {value}`: a scalar literal (a rank-0 DenseAttr, exact in every dtype).
@@ -402,7 +405,8 @@ _SAME = PURE | SAME_OPERANDS_AND_RESULT_TYPE
 
 def _rows():
     rows = [
-        OpDef("kl.kernel", regions=1, attributes={"sym_name": (str, True)},
+        OpDef("kl.kernel", regions=1, attributes={"sym_name": (str, True),
+                                                  "max_threads": (int, False)},
               traits=ISOLATED_FROM_ABOVE | SYMBOL | SINGLE_BLOCK, verify=_verify_kernel),
         OpDef("kl.return", traits=TERMINATOR),
         OpDef("kl.special", results=1, attributes={"register": (str, True)}, traits=PURE,

@@ -6,10 +6,13 @@
 `target` keyword) may also be an `accy.passes.target.TargetProfile` (its arch, ptx_version and
 math_tier are used). sm_80 or later (min.NaN, bf16 cvt/fma), PTX ISA 7.8 or later. The text has
 `.version`, `.target`, `.address_size 64` and one `.visible .entry` per kernel, named by its
-`sym_name`. Emission is deterministic: registers and labels are numbered in walk order, so the
-same kernels give byte-identical text in any process. Every kl op means what the tensor op of
-the same name means in `accy.reference` (docs/tensor-ops.md "Numerics"); an (op, dtype) the
-emitter cannot do exactly raises `UnsupportedError` naming both, never wrong code.
+`sym_name` (with `.maxntid` and `.minnctapersm 1` when it declares `max_threads`: registers
+bounded by what one block of that many threads may hold, not squeezed for occupancy, as
+CUDA's `__launch_bounds__(n, 1)`). Emission is deterministic: registers and labels are
+numbered in walk order, so the same kernels give byte-identical text in any process. Every kl
+op means what the tensor op of the same name means in `accy.reference` (docs/tensor-ops.md
+"Numerics"); an (op, dtype) the emitter cannot do exactly raises `UnsupportedError` naming
+both, never wrong code.
 
 Parameters and registers:
 - a pointer `!kl.ptr<T>` is `.param .u64`, loaded and turned into a global address
@@ -399,7 +402,9 @@ class _Kernel:
         self.block(entry)
         decls = [f"\t.reg .{t} \t%{cls}<{self.counts[cls]}>;" for cls, t in REGISTERS
                  if self.counts[cls]] + self.shared
-        head = f".visible .entry {self.name}(\n" + ",\n".join(params) + "\n)\n{\n"
+        bound = self.kernel.attributes.get("max_threads")
+        head = f".visible .entry {self.name}(\n" + ",\n".join(params) + "\n)\n" + \
+            (f".maxntid {bound}, 1, 1\n.minnctapersm 1\n" if bound else "") + "{\n"
         return head + "\n".join(decls) + "\n\n" + "\n".join(self.lines) + "\n}\n"
 
     def _dtype(self, value):
