@@ -182,3 +182,34 @@ def test_the_rest_takes_the_fma_path(case, rng, tmp_path):
     got, exe = compile_and_run(fn, args, tmp_path, "serial")
     want = exe.run(*args, device="reference")
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def _dot_accumulating_in(dtype):
+    """x @ y as a tensor.dot_general with an f32 result whose accumulation_type is `dtype`."""
+    from accy.frontend.tensor import Tensor, emitter
+    from accy.ir import TensorType
+
+    def fn(x, y):
+        return Tensor(emitter().op(
+            "tensor.dot_general", x.value, y.value, lhs_batching_dimensions=(),
+            rhs_batching_dimensions=(), lhs_contracting_dimensions=(1,),
+            rhs_contracting_dimensions=(0,), accumulation_type=dtype,
+            result_type=TensorType("f32", (x.shape[0], y.shape[1]))))
+    return fn
+
+
+@pytest.mark.parametrize("accumulation,schedule", [("f16", "mma"), ("f64", "serial")])
+def test_the_accumulation_type_rounds_the_sum(accumulation, schedule, rng, tmp_path):
+    """f16 operands, an f32 result: the sum is rounded to the op's accumulation type first,
+    on both paths (an f16 accumulation gives f16 values); an f64 accumulation keeps the FMA
+    path and its f64 sums."""
+    x, y = draw(rng, (24, 32), "f16"), draw(rng, (32, 16), "f16")
+    got, exe = compile_and_run(_dot_accumulating_in(accumulation), [x, y], tmp_path, schedule)
+    want = exe.run(x, y, device="reference")
+    assert got.dtype == np.float32
+    if schedule == "serial":
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        return
+    np.testing.assert_array_equal(got.astype(np.float16).astype(np.float32), got)
+    bound = UNIT["f16"] * np.abs(f64(want)) + dot_error_bound("ik,kj->ij", x, y, 32)
+    assert_close(got, f64(want), bound, accumulation)

@@ -1,7 +1,7 @@
 """Lowering of `dot_general` work items to a `kl.kernel`, on one of two paths.
 
 **Tensor cores** (schedule "mma"), when `mma_plan` accepts the item:
-- f16 or bf16 operands, an f16, bf16 or f32 result, in any math tier;
+- f16 or bf16 operands, an f16, bf16 or f32 result and accumulation type, in any math tier;
 - both operands are inputs of the item, read as they lie in memory (not through a convert or
   another op of the item), with one contracting dim each and their free dims adjacent in
   memory (so each operand is `free` rows by K, with a batch offset);
@@ -9,8 +9,9 @@
   dim (free-major, a transposed operand: read with `ldmatrix.trans`), and that dim's extent is
   a multiple of 8 (so every staged row starts 16-byte aligned);
 - a non-empty result, with at most 65535 row tiles and 65535 batch entries (the grid).
-Everything else takes the FMA path: f32, f64 and integer dots, converted or unaligned operands
-(e.g. a row-major K x N rhs whose N is not a multiple of 8), several contracting dims.
+Everything else takes the FMA path: f32, f64 and integer dots, an f64 `accumulation_type`,
+converted or unaligned operands (e.g. a row-major K x N rhs whose N is not a multiple of 8),
+several contracting dims.
 
 The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry (grid: column tiles,
 row tiles, batch), `SMALL` (64 x 64, 4 warps of 32 x 32, three stages) or, when its tiles
@@ -24,22 +25,25 @@ ldmatrix phase reads fall in distinct banks. The epilogue stages the accumulator
 shared memory (as f32, in one or two passes of rows), then the block's threads walk the tile
 in row-major order: each computes the item's epilogue (bias, activation, scale, residual,
 convert: the item's other ops, through `Lowering` at that element, the dot's value being the
-f32 sum rounded once to the result dtype) and stores every output there, guarded by M and N.
+f32 sum converted to the accumulation type, then to the result dtype) and stores every output
+there, guarded by M and N.
 
 Numerics of the tensor-core path: products of 16-bit operands are exact, sums are f32 in the
 hardware's order, so a result differs from the reference's (an f64 sum rounded once) by f32
-accumulation error (about K * 2^-24 relative to the sum of |products|), and then by one
-rounding of the result dtype.
+accumulation error (about K * 2^-24 relative to the sum of |products|), and then by the
+roundings to the accumulation and result dtypes.
 
 **FMA** (schedule "serial", the correctness baseline): a thread per output element in a
 grid-stride loop; each thread walks the contracting dims in row-major order accumulating
 products, then computes the epilogue at its element and writes every output there. Any
 batching, contracting and free dims work, and transposed or broadcast operands are read
-through their index maps, never materialized. Under the `exact` tier a float dot accumulates
-in f64 (operands widened, one `fma` per product) and rounds once to the result dtype, as the
-reference interpreter computes a dot: results match it except where the two f64 sums round
-to different sides of a result-dtype midpoint. Integer dots accumulate in i64 and wrap to
-the result dtype. Under `fast` a float dot accumulates in f32.
+through their index maps, never materialized. As the reference interpreter computes a dot,
+the sum is rounded once to the accumulation type (the op's `accumulation_type`; by default
+f32 for f16, bf16 and f32 operands), then converted to the result dtype. Under the `exact`
+tier a float dot accumulates in f64 (operands widened, one `fma` per product): results match
+the reference except where the two f64 sums (in different orders) round to different sides
+of a midpoint. Integer dots accumulate in i64, so they wrap as the accumulation type does.
+Under `fast` a float dot accumulates in f32 (f64 when the accumulation or the result is f64).
 """
 import math
 from dataclasses import dataclass
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, SMS, Launch
 from accy.passes.shape_layout import row_major_strides
+from accy.tensor.dialect import accumulation_type
 
 FLOATS = ("f64", "f32", "f16", "bf16")
 MMA_OPERANDS = ("f16", "bf16")
@@ -129,7 +134,8 @@ def mma_plan(item):
     lhs, rhs = dot.operands
     out = dot.result_types[0]
     if lhs.type.dtype not in MMA_OPERANDS or out.dtype not in MMA_RESULTS or \
-            0 in out.shape or lhs not in item.inputs or rhs not in item.inputs:
+            accumulation_type(a, lhs.type.dtype) not in MMA_RESULTS or 0 in out.shape or \
+            lhs not in item.inputs or rhs not in item.inputs:
         return None
     lb, lc = tuple(a["lhs_batching_dimensions"]), tuple(a["lhs_contracting_dimensions"])
     rb, rc = tuple(a["rhs_batching_dimensions"]), tuple(a["rhs_contracting_dimensions"])
@@ -173,6 +179,27 @@ def _tiles(m, n, batch):
     the edges)."""
     blocks = -(-m // LARGE.bm) * -(-n // LARGE.bn) * batch
     return LARGE if blocks >= SMS else SMALL
+
+
+def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
+    """This lane's element offset, in a tile staged at `pitch`, for ldmatrix x4 of the 16
+    (free) x 16 (K) block whose free index starts at `first` (an i64 value) and K at 0: lanes
+    8i..8i+7 point at matrix i, which is (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15,
+    8-15) for an A operand (its four registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7),
+    (8-15, 8-15) for a B operand (two 8-column fragments). `k_major`: K is the staged rows'
+    contiguous dim (else the free dim is, read with `.trans`)."""
+    def c(v):
+        return kb.constant(v, "i64")
+    i, r = kb.op("div", lane, c(8)), kb.op("rem", lane, c(8))
+    low, high = kb.op("rem", i, c(2)), kb.op("div", i, c(2))
+    fb, kblock = (low, high) if is_a else (high, low)
+    if k_major:
+        row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, c(8)))
+        col = kb.op("mul", kblock, c(8))
+    else:
+        row = kb.op("add", r, kb.op("mul", kblock, c(8)))
+        col = kb.op("add", first, kb.op("mul", fb, c(8)))
+    return kb.op("add", kb.op("mul", row, c(pitch)), col)
 
 
 # ---- the tensor-core path ---------------------------------------------------------------------
@@ -325,23 +352,9 @@ class _MmaKernel:
     # ---- fragments and mma --------------------------------------------------------------------
     def _lane_offset(self, operand, staging, warp, is_a):
         """This lane's row address (as an element index in a stage) for ldmatrix x4 of a 16
-        (free) x 16 (K) block at the warp's first rows: lanes 8i..8i+7 point at matrix i,
-        which is (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) for A (its four
-        registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15) for B (two 8-column
-        fragments)."""
-        kb, c, t = self.kb, self.c, self.t
-        i, r = kb.op("div", self.lane, c(8)), kb.op("rem", self.lane, c(8))
-        low, high = kb.op("rem", i, c(2)), kb.op("div", i, c(2))
-        fb, kblock = (low, high) if is_a else (high, low)
-        first = kb.op("mul", warp, c(t.wm if is_a else t.wn))
-        eight = c(8)
-        if operand.k_major:
-            row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, eight))
-            col = kb.op("mul", kblock, eight)
-        else:
-            row = kb.op("add", r, kb.op("mul", kblock, eight))
-            col = kb.op("add", first, kb.op("mul", fb, eight))
-        return kb.op("add", kb.op("mul", row, c(staging.pitch)), col)
+        (free) x 16 (K) block at the warp's first rows (see `ldmatrix_lane`)."""
+        first = self.kb.op("mul", warp, self.c(self.t.wm if is_a else self.t.wn))
+        return ldmatrix_lane(self.kb, self.lane, first, staging.pitch, operand.k_major, is_a)
 
     def _load(self, tile, stage, block, ks):
         """ldmatrix x4 of the warp's 16 x 16 block `block` (along the free dim) at K step
@@ -425,7 +438,7 @@ class _MmaKernel:
         lowering.root = self.batch_root + lowering.unravel(m, plan.m_shape) + \
             lowering.unravel(n, plan.n_shape)
         dot = item.hero
-        lowering.remember(dot.results[0], kb.convert(value, dot.result_types[0].dtype))
+        lowering.remember(dot.results[0], _rounded(kb, dot, value))
         rows = kb.op("add", kb.op("mul", self.batch, c(plan.lhs.free)), m)
         linear = kb.op("add", kb.op("mul", rows, c(plan.rhs.free)), n)
         at = identity_index(len(dot.result_types[0].shape))
@@ -463,10 +476,13 @@ def _lower_fma(context, block, outline, item, layout, target):
     rhs_at = operand_index(rhs_shape, rb, rfree, rc, len(lb) + len(lfree))
     result_at = tuple(unit[:rank])
     out_dtype = dot.result_types[0].dtype
-    acc_dtype = ("f64" if target.math_tier == "exact" else "f32") if out_dtype in FLOATS \
-        else "i64"
-    if out_dtype == "f64":
+    if out_dtype not in FLOATS:
+        acc_dtype = "i64"
+    elif target.math_tier == "exact" or "f64" in (out_dtype, accumulation_type(
+            a, dot.operand_types[0].dtype)):
         acc_dtype = "f64"
+    else:
+        acc_dtype = "f32"
     contracted = [lhs_shape[d] for d in lc]
 
     kb, pointers = start_kernel(context, block, outline, item)
@@ -489,10 +505,17 @@ def _lower_fma(context, block, outline, item, layout, target):
                          kb.constant(1, "i64"), [kb.constant(0, acc_dtype)], product)
         for i in range(len(lc)):
             root[rank + i] = kb.constant(0, "i64")
-        lowering.remember(dot.results[0], kb.convert(acc, out_dtype))
+        lowering.remember(dot.results[0], _rounded(kb, dot, acc))
         for v in item.outputs:
             kb.store(lowering.value(v, result_at, False), pointers[v], linear)
 
     kb.for_(kb.global_index(), kb.constant(math.prod(out_shape), "i64"), kb.grid_size(), [],
             element)
     return kb.finish(), math.prod(out_shape)
+
+
+def _rounded(kb, dot, total):
+    """The dot's value from its sum `total`: rounded to the accumulation type, then
+    converted to the result dtype (the reference's two steps)."""
+    accumulation = accumulation_type(dot.attributes, dot.operand_types[0].dtype)
+    return kb.convert(kb.convert(total, accumulation), dot.result_types[0].dtype)
