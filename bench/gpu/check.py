@@ -1,5 +1,8 @@
 """accy's kernels against PyTorch on one GPU: elementwise chains, softmax, layer_norm, rms_norm,
-row and column sums, cumsum and a transpose, each moving a few GB.
+row and column sums, cumsum and a transpose, each moving a few GB (GB/s against the copy
+ceiling and torch eager); then matrix products (f16/bf16 4096^3 and 8192^3, tall-skinny,
+batched) against torch.matmul (cuBLAS) and attention (batch 4, 16 heads, seq 4096, head dim 64
+and 128, causal and not) against torch's scaled_dot_product_attention, in TFLOP/s.
 
     python bench/gpu/check.py                 # a GPU with torch and PyCUDA (bench/gpu/run.sh)
     python bench/gpu/check.py --scale 0.25    # a quarter of the default sizes
@@ -43,6 +46,7 @@ class Case:
     args: tuple             # ((shape, dtype), ...) at full size; the leading dim scales
     small: tuple            # the same for --dry-run
     tol: float              # largest |accy - torch| / (1 + |torch|) accepted
+    flops: object = None    # args -> floating-point operations: a compute case (TFLOP/s)
 
 
 def _rows(rows, cols, dtype="f32", extra=()):
@@ -76,6 +80,46 @@ CASES = (
          _rows(256 * 1024, 1024), _rows(5, 40), 1e-4),
     Case("transpose", lambda x: ops.transpose(x), lambda t, x: x.t().contiguous(),
          _rows(16 * 1024, 16 * 1024), _rows(7, 33), 0.0),
+)
+
+
+def _matmul_flops(args):
+    (a, _), (b, _) = args
+    return 2 * int(np.prod(a[:-1], dtype=np.int64)) * a[-1] * b[-1]
+
+
+def _attention_flops(causal):
+    def flops(args):
+        (q, _), (k, _), _ = args
+        *bh, sq, d = q
+        full = 4 * int(np.prod(bh, dtype=np.int64)) * sq * k[-2] * d     # two products
+        return full // 2 if causal else full
+    return flops
+
+
+def _matmul(shape_a, shape_b, dtype, small_a, small_b):
+    return Case(f"matmul {dtype}", lambda a, b: a @ b, lambda t, a, b: a @ b,
+                ((shape_a, dtype), (shape_b, dtype)), ((small_a, dtype), (small_b, dtype)),
+                2e-2, _matmul_flops)
+
+
+def _attention(d, causal, dtype="bf16"):
+    shape, small = (4, 16, 4096, d), (1, 2, 70, d)
+    return Case(f"attention d{d}{' causal' if causal else ''}",
+                lambda q, k, v: ops.attention(q, k, v, causal=causal),
+                lambda t, q, k, v: t.nn.functional.scaled_dot_product_attention(
+                    q, k, v, is_causal=causal),
+                ((shape, dtype),) * 3, ((small, dtype),) * 3, 3e-2, _attention_flops(causal))
+
+
+# matrix products and attention, in TFLOP/s against cuBLAS (torch.matmul) and torch's SDPA
+COMPUTE = (
+    _matmul((4096, 4096), (4096, 4096), "f16", (40, 48), (48, 24)),
+    _matmul((4096, 4096), (4096, 4096), "bf16", (40, 48), (48, 24)),
+    _matmul((8192, 8192), (8192, 8192), "bf16", (33, 64), (64, 17)),
+    _matmul((65536, 4096), (4096, 256), "bf16", (130, 32), (32, 8)),        # tall-skinny
+    _matmul((32, 1024, 1024), (32, 1024, 1024), "bf16", (2, 24, 32), (2, 32, 16)),  # batched
+    _attention(64, False), _attention(64, True), _attention(128, False), _attention(128, True),
 )
 
 
@@ -117,7 +161,7 @@ def dry_run(cases):
         err = max(_difference(got, want), _difference(again, want))
         ok = err <= max(case.tol, 1e-6) and not exe.fallbacks
         failed += not ok
-        kinds = ", ".join(k.kind for k in exe.kernels) or "none"
+        kinds = ", ".join(f"{k.kind}:{k.schedule}" for k in exe.kernels) or "none"
         print(f"{'ok' if ok else 'FAILED'}: {case.name} {size_text(case.small)}: kernels "
               f"{kinds}; {len(exe.fallbacks)} host fallbacks; largest difference {err:.2e}")
     return 1 if failed else 0
@@ -191,9 +235,10 @@ def gpu_run(cases, scale, seconds, budget):
         try:
             row = time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs)
         except Exception as e:      # noqa: BLE001 - one failing case must not hide the rest
-            row = (case.name, size_text(args), "-", "-", "-", "-",
-                   f"ERROR {type(e).__name__}: {str(e).splitlines()[0][:80]}")
-        rows.append(row)
+            blanks = ("-",) * (len(COMPUTE_HEADER if case.flops else HEADER) - 3)
+            row = (case.name, size_text(args)) + blanks + (
+                f"ERROR {type(e).__name__}: {str(e).splitlines()[0][:80]}",)
+        rows.append((case, row))
         print(" | ".join(row), flush=True)
         torch.cuda.empty_cache()
     return rows, name, copy_gbs
@@ -229,26 +274,35 @@ def time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs)
         del w, got
         accy_ms = accy_timer(bound.launch)
     torch_ms = torch_timer(lambda: case.torch_fn(torch, *tensors))
+    kinds = "+".join(f"{k.kind}:{k.schedule}" for k in exe.kernels)
+    check = f"{err:.1e}" + ("" if err <= case.tol else " MISMATCH")
+    if case.flops is not None:
+        flops = case.flops(args)
+        return (f"{case.name} ({kinds})", f"{size_text(args)}, {flops / 1e12:.2f} TFLOP",
+                f"{flops / accy_ms / 1e9:.1f}", f"{flops / torch_ms / 1e9:.1f}",
+                f"{torch_ms / accy_ms:.2f}", check)
     moved = sum(nbytes(s, d) for s, d in args) + want.numel() * want.element_size()
     accy_gbs, torch_gbs = moved / accy_ms / 1e6, moved / torch_ms / 1e6
-    kinds = "+".join(k.kind for k in exe.kernels)
     return (f"{case.name} ({kinds})", f"{size_text(args)}, {moved / 1e9:.2f} GB",
             f"{accy_gbs:.0f}", f"{accy_gbs / copy_gbs:.2f}", f"{torch_gbs:.0f}",
-            f"{torch_ms / accy_ms:.2f}", f"{err:.1e}" + ("" if err <= case.tol else " MISMATCH"))
+            f"{torch_ms / accy_ms:.2f}", check)
 
 
-HEADER = ("kernel", "size (bytes a perfect kernel moves)", "accy GB/s", "accy/copy",
-          "torch GB/s", "accy/torch speed", "largest difference")
+HEADER = ("kernel (kind:schedule)", "size (bytes a perfect kernel moves)", "accy GB/s",
+          "accy/copy", "torch GB/s", "accy/torch speed", "largest difference")
+COMPUTE_HEADER = ("kernel (kind:schedule)", "size", "accy TFLOP/s", "torch TFLOP/s",
+                  "accy/torch speed", "largest difference")
 
 
-def table(rows, device, copy_gbs):
-    widths = [max(len(str(r[i])) for r in rows + [HEADER]) for i in range(len(HEADER))]
-    text = [" | ".join(h.ljust(w) for h, w in zip(HEADER, widths)),
+def table(rows, header, title):
+    """(plain text, markdown) of `rows` under `header`."""
+    if not rows:
+        return "", ""
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    text = [" | ".join(h.ljust(w) for h, w in zip(header, widths)),
             "-+-".join("-" * w for w in widths)]
     text += [" | ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows]
-    markdown = [f"accy against torch (eager) on {device}; device-to-device copy "
-                f"{copy_gbs:.0f} GB/s. accy/torch speed > 1: accy is faster.", "",
-                "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    markdown = [title, "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     markdown += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(text), "\n".join(markdown) + "\n"
 
@@ -268,19 +322,26 @@ def main(argv=None):
     p.add_argument("--markdown", metavar="PATH",
                    help="write the table as markdown (default: $OUT/gpu_table.md if OUT is set)")
     args = p.parse_args(argv)
-    cases = [c for c in CASES if not args.only or c.name in args.only]
+    cases = [c for c in CASES + COMPUTE if not args.only or c.name in args.only]
     if args.dry_run:
         return dry_run(cases)
     rows, device, copy_gbs = gpu_run(cases, args.scale, args.seconds, args.budget)
-    text, markdown = table(rows, device, copy_gbs)
-    print(text)
+    compute = [r for c, r in rows if c.flops is not None]
+    memory = [r for c, r in rows if c.flops is None]
+    text, markdown = table(memory, HEADER, f"accy against torch (eager) on {device}; "
+                           f"device-to-device copy {copy_gbs:.0f} GB/s. accy/torch speed > 1: "
+                           f"accy is faster.")
+    text2, markdown2 = table(compute, COMPUTE_HEADER, f"accy against torch.matmul (cuBLAS) "
+                             f"and scaled_dot_product_attention on {device}.")
+    print(text + "\n\n" + text2)
+    markdown += "\n" + markdown2
     path = args.markdown or (os.path.join(os.environ["OUT"], "gpu_table.md")
                              if os.environ.get("OUT") else None)
     if path:
         with open(path, "w", encoding="utf-8") as f:
             f.write(markdown)
         print(f"# wrote {path}")
-    return 1 if any("MISMATCH" in r[-1] or "ERROR" in r[-1] for r in rows) else 0
+    return 1 if any("MISMATCH" in r[-1] or "ERROR" in r[-1] for _, r in rows) else 0
 
 
 if __name__ == "__main__":
