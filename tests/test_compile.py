@@ -277,15 +277,15 @@ def test_a_target_arch_reaches_the_ptx(rng):
         accy.compile(lambda x: x + 1, x, target="sm_70")
 
 
-# ---- scans (a thread per row) -------------------------------------------------------------------
+# ---- scans (the schedules themselves: tests/test_lower_scan.py) -------------------------------
 
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("axis,shape", [(1, (3, 5)), (0, (6, 4)), (1, (2, 1)), (2, (2, 3, 33))])
 @pytest.mark.parametrize("dtype,body,init", [("f32", "add", "0.0"), ("i32", "multiply", "1"),
                                              ("bf16", "maximum", "-1.0")])
-def test_scans_match_the_reference_bit_for_bit(dtype, body, init, axis, shape, reverse,
-                                               exclusive, rng, tmp_path):
+def test_scans_match_the_reference(dtype, body, init, axis, shape, reverse, exclusive, rng,
+                                   tmp_path):
     from accy.ir import parse
     t = f"tensor<{'x'.join(map(str, shape))}x{dtype}>"
     module = parse(f"""builtin.module ({{
@@ -307,7 +307,10 @@ def test_scans_match_the_reference_bit_for_bit(dtype, body, init, axis, shape, r
     assemble(exe.ptx, tmp_path)
     assert [k.kind for k in exe.kernels] == ["scan"] and not exe.fallbacks
     (got,), (want,) = exe.run(x, device="emulator"), exe.run(x, device="reference")
-    np.testing.assert_array_equal(got, want)
+    if dtype == "f32":      # a parallel schedule sums in another order: rounding differs
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    else:                   # integer products and maxima are exact in any order
+        np.testing.assert_array_equal(got, want)
 
 
 def test_scan_with_prologue_and_epilogue_is_one_kernel(rng, tmp_path):

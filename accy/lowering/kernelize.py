@@ -11,7 +11,8 @@ under any other tier it is an error. An iterate item is lowered block by block: 
 its cond and body blocks (`scope` = (item id, "cond" | "body")), which the executable launches
 once per trip of a host loop. Lowered today: elementwise and shape items
 (`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
-a thread per row), scan items (`accy/lowering/scan.py`, a thread per row), dot_general items
+a thread per row), scan items (`accy/lowering/scan.py`, warp, block or multi-block
+schedules, a thread per row or column otherwise), dot_general items
 (`accy/lowering/dot.py`, the FMA path, a thread per output element), attention composites
 (`accy/lowering/attention.py`, a thread per query row); a kernel_call passes its user PTX
 through with its declared launch (checked by ptxas when installed); every other kind falls

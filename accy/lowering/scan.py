@@ -1,50 +1,195 @@
-"""Lowering of `scan` work items to a `kl.kernel`, one thread per row (the serial schedule):
-a row is every element along the scan's dimension, so a thread takes a row (a grid-stride loop
-over rows) and walks it in the reference interpreter's order (backwards for a reverse scan),
-carrying the accumulator: an inclusive scan writes the accumulator after each step, an
-exclusive one before it. The scan's elementwise producers run as each element is read, its
-consumers as each result is made, and every output (all of the scan's shape) is written at
-the element the step is at, so the results are the reference's bit for bit wherever the
-arithmetic is.
+"""Lowering of `scan` work items to a `kl.kernel`. A row is every element along the scan's
+dimension (length L); `choose` picks one of five schedules (the `Schedule.name` the report and
+the tests see) from the shape, the body and the target's scan schedule for (L, dtype)
+(`threads` T, rounded up to whole warps, and `elements_per_thread` E, at most 16: each is a
+register):
 
-This is the correctness baseline; the block and multi-block schedules of the outline's launch
-(warp scans with shuffles, decoupled look-back) are a later lowering of the same items.
+- serial: a thread per row (a grid-stride loop over rows) walking it in the reference
+  interpreter's order (backwards for a reverse scan), carrying the accumulator; an inclusive
+  scan writes it after each step, an exclusive one before. Results are the reference's bit for
+  bit wherever the arithmetic is. Chosen for bodies not known to be associative (anything but
+  one add, multiply, maximum, minimum, and, or, xor of the accumulator and the element, e.g.
+  logcumsumexp's), i1 scans, empty shapes, and rows that fit in one thread (L <= E).
+- column: the same kernel, chosen when the scan dimension is not innermost and the dims after
+  it hold at least a warp of elements: consecutive threads then take consecutive columns, so
+  each step of the serial walk is a coalesced load across the warp, with no cross-thread work.
+- warp: a warp per row (8 rows per block of 256), for T = 32. The row is cut in tiles of
+  32 x E scan positions; in a tile each lane scans its E consecutive elements in registers, a
+  Kogge-Stone scan of the lane totals with `kl.shuffle` up (5 steps) gives each lane the total
+  of the lanes before it, and the prefix carried from the earlier tiles is combined in front.
+- block: a block of T threads per row, tiles of T x E: as warp, then the warp totals go through
+  shared memory (`kl.barrier`), the first warp scans them with shuffles, and each thread adds
+  its warp's prefix. Chosen for T > 32 when the row fits one tile or there are many rows.
+- lookback: a row longer than one tile (L > T x E) with few rows (< 2 x SMS, so a block per row
+  would leave the GPU idle): a block per tile, tiles of every row numbered in order. A block
+  takes its tile from an integer atomic counter in the zeroed workspace (not its block index),
+  so a tile only ever waits on tiles that running blocks hold: no deadlock whatever order the
+  GPU starts blocks in. It scans its tile as block does; its first thread publishes the tile's
+  aggregate (flag 1), walks back over the row's earlier tiles until one has published its
+  inclusive prefix (flag 2; a row's first tile publishes that at once), spinning on a flag still
+  0, then folds the aggregates after that tile onto its prefix in increasing order and
+  publishes its own inclusive prefix. Values are written before their flag with a `kl.fence`
+  between; flags are read with atomics and a fence follows, so the values are visible. The fold
+  is always init, A0, A1, ... left to right, whichever tile the walk stopped at, so results are
+  deterministic.
+
+Inside a tile the combine order is fixed too (a tree per tile), so every schedule is
+deterministic; integer results and max/min are exact, float sums and products differ from the
+sequential reference only by rounding. Elements past the row's end (and lanes with none) take
+the combine's identity (-0.0 for a float sum) and are never stored; their loads are clamped to
+the row. The scan's elementwise producers run as each element is loaded, its consumers as each
+result is made, and every output (all of the scan's shape) is written at the element's index.
+Each element keeps its own `Lowering`, so a consumer that reads an input the producers read
+reuses that load.
+
+Loads: a thread's E elements are consecutive, so a warp's load of its k-th elements is strided
+by E; the E loads of a tile touch the same lines, which stay in L1. A non-innermost scan
+dimension with fewer than a warp of trailing elements uses the row schedules with each row's
+elements strided by that count.
 """
 import math
+from dataclasses import dataclass
 
-from accy.lowering.elementwise import Lowering, identity_index, start_kernel
+import numpy as np
+
+from accy._core.types import numpy_dtype
+from accy.lowering.elementwise import Lowering, identity_index
+from accy.lowering.kl import KernelBuilder, ptr_type, scalar
 from accy.lowering.rows import lower_body
+from accy.passes.outline import SMS, Launch
 from accy.passes.shape_layout import row_major_strides
+from accy.passes.target import TargetProfile
+
+WARP = 32
+MAX_PER_THREAD = 16         # elements a thread holds in registers
+MAX_TILE = 4096             # elements a block holds: a block of T threads has 65536 / T
+                            # registers per thread, and each element takes at least one
+WARP_BLOCK = 256            # threads per block of the warp schedule: 8 rows
+LOOKBACK_ROWS = 2 * SMS     # at least this many rows fill the GPU with a block per row
+MAX_GRID = 2 ** 31 - 1
+# the scan bodies the parallel schedules reassociate: name -> kl op
+COMBINES = {"tensor.add": "add", "tensor.multiply": "mul", "tensor.maximum": "max",
+            "tensor.minimum": "min", "tensor.and": "and", "tensor.or": "or", "tensor.xor": "xor"}
+FLAGS = 4                   # the workspace's i32 index of tile 0's flag (the counter is at 0)
+
+
+@dataclass(frozen=True)
+class ScanShape:
+    """What the kernels need to know of a scan item's hero."""
+    op: object
+    shape: tuple
+    axis: int
+    keep: tuple             # the dims that are not the scan's, in order
+    exclusive: bool
+    reverse: bool
+    dtype: str
+    combine: str            # the kl op of an associative body, else None
+
+    @property
+    def length(self):
+        return self.shape[self.axis]
+
+    @property
+    def rows_shape(self):
+        return [self.shape[d] for d in self.keep]
+
+    @property
+    def rows(self):
+        return math.prod(self.rows_shape)
+
+    @property
+    def inner(self):
+        """Elements between two consecutive elements of a row."""
+        return math.prod(self.shape[self.axis + 1:])
+
+
+def scan_shape(item):
+    scan = item.hero
+    shape = scan.result_types[0].shape
+    axis = scan.attributes["dimension"]
+    return ScanShape(scan, shape, axis, tuple(d for d in range(len(shape)) if d != axis),
+                     scan.attributes.get("exclusive", False),
+                     scan.attributes.get("reverse", False), scan.result_types[0].dtype,
+                     _combine(scan.regions[0].entry))
+
+
+def _combine(body):
+    """The kl op of a body that is one associative op of its two arguments, else None."""
+    ops = list(body.operations)
+    if len(ops) != 2 or ops[0].name not in COMBINES or ops[1].name != "tensor.yield":
+        return None
+    if set(ops[0].operands) != set(body.arguments) or \
+            tuple(ops[1].operands) != tuple(ops[0].results):
+        return None
+    return COMBINES[ops[0].name]
+
+
+def choose(s, target):
+    """(schedule name, threads per block, elements per thread) for ScanShape `s` (the module
+    doc says why)."""
+    plan = target.scan_schedule(s.length, s.dtype)
+    threads = max(WARP, -(-plan.threads // WARP) * WARP)
+    per_thread = max(1, min(plan.elements_per_thread, MAX_TILE // threads, MAX_PER_THREAD))
+    if s.combine is None or s.dtype == "i1" or 0 in s.shape:
+        return "serial", threads, per_thread
+    if s.inner >= WARP:
+        return "column", threads, per_thread
+    if s.length <= per_thread:
+        return "serial", threads, per_thread
+    tiles = -(-s.length // (threads * per_thread))
+    if tiles > 1 and s.rows < LOOKBACK_ROWS and s.rows * tiles <= MAX_GRID:
+        return "lookback", threads, per_thread
+    return ("warp" if threads == WARP else "block"), threads, per_thread
 
 
 def lower_scan(context, block, outline, item, layout, target=None):
     """Write the kernel of scan `item` into `block`; it takes the item's inputs and outputs
-    (pointers), then one i64 per outline scalar."""
-    scan = item.hero
-    shape = scan.result_types[0].shape
-    axis = scan.attributes["dimension"]
-    exclusive = scan.attributes.get("exclusive", False)
-    reverse = scan.attributes.get("reverse", False)
-    rank, length = len(shape), shape[axis]
-    keep = [d for d in range(rank) if d != axis]
-    rows_shape = [shape[d] for d in keep]
-    kb, pointers = start_kernel(context, block, outline, item)
+    (pointers), then one i64 per outline scalar, then (lookback) the workspace. Returns the
+    kernel and its `Schedule`."""
+    from accy.lowering.kernelize import MAX_BLOCKS, Schedule, baseline_launch  # imports us
+    s = scan_shape(item)
+    name, threads, per_thread = choose(s, target or TargetProfile())
+    if name in ("serial", "column"):
+        kernel = _lower_serial(context, block, outline, item, layout, s)
+        return kernel, Schedule(baseline_launch(s.rows), name)
+    tiles = _Tiles.start(context, block, outline, item, layout, s, threads, per_thread,
+                         workspace=name == "lookback")
+    workspace = 0
+    if name == "warp":
+        launch = _rows_launch(s.rows, WARP_BLOCK // WARP, MAX_BLOCKS)
+        tiles.write_rows(*_warp_rows(tiles.kb))
+    elif name == "block":
+        launch = Launch((min(s.rows, MAX_BLOCKS), 1, 1), (threads, 1, 1))
+        tiles.write_rows(*_block_rows(tiles.kb))
+    else:
+        count = s.rows * -(-s.length // tiles.size)
+        launch, workspace = Launch((count, 1, 1), (threads, 1, 1)), \
+            Workspace(count, s.dtype).bytes
+        tiles.write_lookback(count)
+    # ptxas keeps each thread's registers within what a block this large may hold
+    tiles.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
+    return tiles.kb.finish(), Schedule(launch, name, workspace)
+
+
+# ---- serial and column -------------------------------------------------------------------------
+
+def _lower_serial(context, block, outline, item, layout, s):
+    kb, pointers = _start_kernel(context, block, outline, item, workspace=False)
+    scan, shape, length, rank = s.op, s.shape, s.length, len(s.shape)
     at = identity_index(rank)
 
     def row_body(kb, r):
         lowering = Lowering(kb, layout, pointers, item)
-        root = [kb.constant(0, "i64")] * rank
-        for d, v in zip(keep, lowering.unravel(r, rows_shape)):
-            root[d] = v
+        root = _row_root(kb, lowering, s, r)
         lowering.root = root
         init = lowering.value(scan.operands[1], (), False)
 
         def step(kb, j, acc):
             lowering.push()
-            root[axis] = kb.op("sub", kb.constant(length - 1, "i64"), j) if reverse else j
+            root[s.axis] = kb.op("sub", kb.constant(length - 1, "i64"), j) if s.reverse else j
             x = lowering.value(scan.operands[0], at, False)
             (new,) = lower_body(lowering, scan.regions[0].entry, [acc, x])
-            lowering.remember(scan.results[0], acc if exclusive else new)
+            lowering.remember(scan.results[0], acc if s.exclusive else new)
             linear = lowering.materialize(("affine", row_major_strides(shape), 0))
             for v in item.outputs:
                 kb.store(lowering.value(v, at, False), pointers[v], linear)
@@ -53,8 +198,337 @@ def lower_scan(context, block, outline, item, layout, target=None):
 
         kb.for_(kb.constant(0, "i64"), kb.constant(length, "i64"), kb.constant(1, "i64"),
                 [init], step)
-        root[axis] = kb.constant(0, "i64")
 
-    kb.for_(kb.global_index(), kb.constant(math.prod(rows_shape), "i64"), kb.grid_size(), [],
-            row_body)
-    return kb.finish(), math.prod(rows_shape)
+    kb.for_(kb.global_index(), kb.constant(s.rows, "i64"), kb.grid_size(), [], row_body)
+    return kb.finish()
+
+
+def _start_kernel(context, block, outline, item, workspace):
+    """A KernelBuilder taking the item's inputs and outputs (pointers), one i64 per outline
+    scalar, then with `workspace` an i32 pointer to the zeroed scratch; {value: pointer}."""
+    values = list(item.inputs) + list(item.outputs)
+    params = [ptr_type(v.type.dtype) for v in values] + [scalar("i64")] * len(outline.scalars)
+    kb = KernelBuilder(context, block, outline.name,
+                       params + ([ptr_type("i32")] if workspace else []))
+    return kb, dict(zip(values, kb.params))
+
+
+def _row_root(kb, lowering, s, r):
+    """Root indices of row `r`: its row-major position among the rows; the scan dim 0."""
+    root = [kb.constant(0, "i64")] * len(s.shape)
+    for d, v in zip(s.keep, lowering.unravel(r, s.rows_shape)):
+        root[d] = v
+    return root
+
+
+# ---- launches of the row schedules -------------------------------------------------------------
+
+def _warp_rows(kb):
+    """(first row, row stride, thread in the group, lane, warp in the block) of the warp
+    schedule: a row per warp, warps striding over the rows."""
+    lane = kb.op("rem", _tid(kb), kb.constant(WARP, "i64"))
+    warp = kb.op("div", kb.global_index(), kb.constant(WARP, "i64"))
+    stride = kb.op("div", kb.grid_size(), kb.constant(WARP, "i64"))
+    return warp, stride, lane, lane, None
+
+
+def _block_rows(kb):
+    """As _warp_rows for the block schedule: a row per block, blocks striding over rows."""
+    tid = _tid(kb)
+    return (kb.convert(kb.special("ctaid.x"), "i64"), kb.convert(kb.special("nctaid.x"), "i64"),
+            tid, kb.op("rem", tid, kb.constant(WARP, "i64")),
+            kb.op("div", tid, kb.constant(WARP, "i64")))
+
+
+def _tid(kb):
+    return kb.convert(kb.special("tid.x"), "i64")
+
+
+def _rows_launch(rows, per_block, max_blocks):
+    """Blocks of `per_block` warps (fewer for fewer rows), a warp per row."""
+    warps = min(per_block, rows)
+    return Launch((min(max_blocks, -(-rows // warps)), 1, 1), (warps * WARP, 1, 1))
+
+
+# ---- tiles ------------------------------------------------------------------------------------
+
+@dataclass
+class _Slot:
+    """One of a thread's elements in a tile: its Lowering (root at the element), whether it
+    is in the row, and its value (the identity when not)."""
+    lowering: object
+    valid: object
+    x: object
+
+
+@dataclass
+class _Tile:
+    slots: list
+    before: object          # the combined elements of the tile before the thread's
+    total: object           # the whole tile's
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The lookback scratch (zeroed before each launch): an i32 tile counter at byte 0, an i32
+    flag per tile from byte 16 (0 nothing yet, 1 aggregate, 2 inclusive prefix), then the
+    aggregates and the inclusive prefixes in the scan's dtype, each array 16-byte aligned."""
+    count: int
+    dtype: str
+
+    @property
+    def aggregates(self):
+        return _align(4 * (FLAGS + self.count))
+
+    @property
+    def prefixes(self):
+        return self.aggregates + _align(self.count * numpy_dtype(self.dtype).itemsize)
+
+    @property
+    def bytes(self):
+        return self.prefixes + self.count * numpy_dtype(self.dtype).itemsize
+
+
+def _align(n):
+    return -(-n // 16) * 16
+
+
+class _Tiles:
+    """Writes the scan of tiles of `threads` x `per_thread` consecutive scan positions of a row
+    by a group of `threads` threads (a warp, or a block)."""
+
+    def __init__(self, kb, pointers, item, layout, s, threads, per_thread, workspace):
+        self.kb, self.pointers, self.item, self.layout, self.s = kb, pointers, item, layout, s
+        self.threads, self.per_thread = threads, per_thread
+        self.size = threads * per_thread
+        self.warps = threads // WARP
+        self.workspace = workspace
+        self.thread = self.lane = self.warp = None      # i64 values, set by write_*
+
+    @classmethod
+    def start(cls, context, block, outline, item, layout, s, threads, per_thread, workspace):
+        kb, pointers = _start_kernel(context, block, outline, item, workspace)
+        return cls(kb, pointers, item, layout, s, threads, per_thread,
+                   kb.params[-1] if workspace else None)
+
+    # ---- arithmetic ---------------------------------------------------------------------------
+    def combine(self, earlier, later):
+        return self.kb.op(self.s.combine, earlier, later)
+
+    def identity(self):
+        return self.kb.constant(_identity(self.s.combine, self.s.dtype), self.s.dtype)
+
+    def i64(self, n):
+        return self.kb.constant(n, "i64")
+
+    def warp_scan(self, value):
+        """The inclusive scan of `value` over the lanes of the warp (Kogge-Stone)."""
+        kb = self.kb
+        for d in (1, 2, 4, 8, 16):
+            up = kb.shuffle("up", value, kb.constant(d, "i32"))
+            value = kb.op("select", kb.cmp("GE", self.lane, self.i64(d)),
+                          self.combine(up, value), value)
+        return value
+
+    def shift(self, inclusive):
+        """The exclusive scan from the inclusive one: the lane before's, lane 0 the identity."""
+        kb = self.kb
+        up = kb.shuffle("up", inclusive, kb.constant(1, "i32"))
+        return kb.op("select", kb.cmp("EQ", self.lane, self.i64(0)), self.identity(), up)
+
+    # ---- a tile -------------------------------------------------------------------------------
+    def row_start(self, r):
+        """Root indices of row `r` and the scan's init value."""
+        lowering = Lowering(self.kb, self.layout, self.pointers, self.item)
+        lowering.root = _row_root(self.kb, lowering, self.s, r)
+        return lowering.root, lowering.value(self.s.op.operands[1], (), False)
+
+    def load(self, root, base):
+        """The thread's slots of the tile at scan position `base`: positions past the row
+        read its last element (an address in range) and take the identity."""
+        kb, s = self.kb, self.s
+        first = kb.op("add", base, kb.op("mul", self.thread, self.i64(self.per_thread)))
+        last = self.i64(s.length - 1)
+        slots = []
+        for k in range(self.per_thread):
+            p = kb.op("add", first, self.i64(k))
+            valid = kb.cmp("LT", p, self.i64(s.length))
+            at = kb.op("min", p, last)
+            lowering = Lowering(kb, self.layout, self.pointers, self.item)
+            lowering.root = list(root)
+            lowering.root[s.axis] = kb.op("sub", last, at) if s.reverse else at
+            x = lowering.value(s.op.operands[0], identity_index(len(s.shape)), False)
+            slots.append(_Slot(lowering, valid, kb.op("select", valid, x, self.identity())))
+        return slots
+
+    def scan(self, root, base):
+        """Scan the tile at `base` (without the prefix of the tiles before it)."""
+        slots = self.load(root, base)
+        mine = slots[0].x
+        for slot in slots[1:]:
+            mine = self.combine(mine, slot.x)
+        inclusive = self.warp_scan(mine)
+        before = self.shift(inclusive)
+        if self.warps == 1:
+            total = self.kb.shuffle("idx", inclusive, self.kb.constant(WARP - 1, "i32"))
+            return _Tile(slots, before, total)
+        warp_before, total = self.across_warps(inclusive)
+        return _Tile(slots, self.combine(warp_before, before), total)
+
+    def across_warps(self, inclusive):
+        """(the totals of the warps before this thread's, the block's total), through shared
+        memory: the last lane of each warp writes its warp's total, the first warp scans them."""
+        kb, dtype, warps = self.kb, self.s.dtype, self.warps
+        totals, prefixes = kb.shared(dtype, warps), kb.shared(dtype, warps + 1)
+        kb.if_(kb.cmp("EQ", self.lane, self.i64(WARP - 1)),
+               lambda kb: kb.store(inclusive, totals, self.warp))
+
+        def first_warp(kb):
+            lane, n = self.lane, self.i64(warps)
+            inside = kb.cmp("LT", lane, n)
+            mine = kb.op("select", inside,
+                         kb.load(totals, kb.op("min", lane, self.i64(warps - 1))),
+                         self.identity())
+            scanned = self.warp_scan(mine)
+            before = self.shift(scanned)
+            kb.if_(inside, lambda kb: kb.store(before, prefixes, lane))
+            kb.if_(kb.cmp("EQ", lane, self.i64(warps - 1)),
+                   lambda kb: kb.store(scanned, prefixes, n))
+        kb.barrier()
+        kb.if_(kb.cmp("EQ", self.warp, self.i64(0)), first_warp)
+        kb.barrier()
+        return kb.load(prefixes, self.warp), kb.load(prefixes, self.i64(warps))
+
+    def write(self, tile, carry):
+        """Store every output at the tile's elements in the row, `carry` being the combined
+        init and elements of the row before the tile. The thread folds its elements again
+        onto its prefix (rather than keeping its running values: fewer live registers)."""
+        acc = self.combine(carry, tile.before)
+        for slot in tile.slots:
+            new = self.combine(acc, slot.x)
+            self._store(slot, acc if self.s.exclusive else new)
+            acc = new
+
+    def _store(self, slot, result):
+        lowering, s = slot.lowering, self.s
+
+        def outputs(kb):
+            lowering.remember(s.op.results[0], result)
+            linear = lowering.materialize(("affine", row_major_strides(s.shape), 0))
+            for v in self.item.outputs:
+                kb.store(lowering.value(v, identity_index(len(s.shape)), False),
+                         self.pointers[v], linear)
+        self.kb.if_(slot.valid, outputs)
+
+    # ---- kernels ------------------------------------------------------------------------------
+    def write_rows(self, first, stride, thread, lane, warp):
+        """The warp or block schedule: groups striding over rows, each walking its row's tiles
+        in order and carrying the prefix."""
+        kb, s = self.kb, self.s
+        self.thread, self.lane, self.warp = thread, lane, warp
+
+        def row(kb, r):
+            root, init = self.row_start(r)
+
+            def tile(kb, base, carry):
+                t = self.scan(root, base)
+                self.write(t, carry)
+                return [self.combine(carry, t.total)]
+            kb.for_(self.i64(0), self.i64(s.length), self.i64(self.size), [init], tile)
+        kb.for_(first, self.i64(s.rows), stride, [], row)
+
+    def write_lookback(self, count):
+        """The lookback schedule over `count` tiles (module doc)."""
+        kb, s = self.kb, self.s
+        tid = _tid(kb)
+        self.thread, self.lane = tid, kb.op("rem", tid, self.i64(WARP))
+        self.warp = kb.op("div", tid, self.i64(WARP))
+        per_row = count // s.rows
+        leader = kb.cmp("EQ", tid, self.i64(0))
+        index = self.broadcast(leader, lambda kb: kb.convert(kb.atomic(
+            "add", self.workspace, self.i64(0), kb.constant(1, "i32")), "i64"), "i64")
+        row, j = kb.op("div", index, self.i64(per_row)), kb.op("rem", index, self.i64(per_row))
+        root, init = self.row_start(row)
+        tile = self.scan(root, kb.op("mul", j, self.i64(self.size)))
+        carry = self.broadcast(leader, lambda kb: self.look_back(index, j, tile.total, init,
+                                                                 Workspace(count, s.dtype)),
+                               s.dtype)
+        self.write(tile, carry)
+
+    def broadcast(self, leader, compute, dtype):
+        """`compute(kb)` run by the `leader` thread, given to the whole block."""
+        kb = self.kb
+        cell = kb.shared(dtype, 1)
+        kb.if_(leader, lambda kb: kb.store(compute(kb), cell, self.i64(0)))
+        kb.barrier()
+        return kb.load(cell, self.i64(0))
+
+    def look_back(self, index, j, total, init, ws):
+        """The combined init and elements of the row before tile `index` (the `j`-th of its
+        row). First, with no waiting, the tile publishes what it knows: a row's first tile its
+        inclusive prefix, any other its aggregate; only then does it walk back (code order
+        matters on the emulator too: it runs the lowest program counter first, so a wait
+        written before a publish would spin forever)."""
+        kb, dtype = self.kb, self.s.dtype
+        aggregates = kb.view(self.workspace, self.i64(ws.aggregates), dtype)
+        prefixes = kb.view(self.workspace, self.i64(ws.prefixes), dtype)
+        first = kb.cmp("EQ", j, self.i64(0))
+        kb.if_(first, lambda kb: kb.store(self.combine(init, total), prefixes, index),
+               lambda kb: kb.store(total, aggregates, index))
+        self.raise_flag(index, kb.op("select", first, kb.constant(2, "i32"),
+                                     kb.constant(1, "i32")))
+
+        def walk(kb):
+            carry = self.fold_back(index, aggregates, prefixes)
+            kb.store(self.combine(carry, total), prefixes, index)
+            self.raise_flag(index, kb.constant(2, "i32"))
+            return [carry]
+        (carry,) = kb.if_(first, lambda kb: [init], walk, result_types=[scalar(dtype)])
+        return carry
+
+    def raise_flag(self, index, flag):
+        kb = self.kb
+        kb.fence()                  # the values stored before reach other blocks before the flag
+        kb.atomic("exch", self.workspace, kb.op("add", index, self.i64(FLAGS)), flag)
+
+    def fold_back(self, index, aggregates, prefixes):
+        """Walk back from tile `index` to the nearest with an inclusive prefix (waiting on
+        tiles that have published nothing), then fold the aggregates after it onto it."""
+        kb = self.kb
+
+        def step(kb, tile):
+            earlier = kb.op("sub", tile, self.i64(1))
+            return [kb.cmp("NE", self.wait(earlier), kb.constant(2, "i32")), earlier]
+        (found,) = kb.while_([index], step)
+        kb.fence()                  # flags seen: their values are visible from here on
+        (carry,) = kb.for_(kb.op("add", found, self.i64(1)), index, self.i64(1),
+                           [kb.load(prefixes, found)],
+                           lambda kb, t, acc: [self.combine(acc, kb.load(aggregates, t))])
+        return carry
+
+    def wait(self, tile):
+        """The flag of `tile` once it is not 0 (read by atomics: a plain load may be served
+        from a stale L1 line)."""
+        kb = self.kb
+        at = kb.op("add", tile, self.i64(FLAGS))
+
+        def poll(kb, _):
+            flag = kb.atomic("add", self.workspace, at, kb.constant(0, "i32"))
+            return [kb.cmp("EQ", flag, kb.constant(0, "i32")), flag]
+        (flag,) = kb.while_([kb.constant(0, "i32")], poll)
+        return flag
+
+
+def _identity(kind, dtype):
+    """x op identity == x for every x of `dtype` (-0.0 for a float sum: -0.0 + -0.0 is -0.0)."""
+    is_float = dtype in ("f16", "bf16", "f32", "f64")
+    if kind in ("add", "or", "xor"):
+        return -0.0 if is_float else 0
+    if kind == "mul":
+        return 1.0 if is_float else 1
+    if kind == "and":
+        return int(np.iinfo(numpy_dtype(dtype)).max) if dtype == "u8" else -1
+    if is_float:
+        return -math.inf if kind == "max" else math.inf
+    info = np.iinfo(numpy_dtype(dtype))
+    return int(info.min) if kind == "max" else int(info.max)
