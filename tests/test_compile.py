@@ -47,7 +47,7 @@ def draw(rng, shape, dtype):
                         dtype=numpy_dtype(dtype))
 
 
-def check(fn, arrays, tmp_path, exact=True, kinds=None):
+def check(fn, arrays, tmp_path, exact=True, kinds=None, rtol=1e-5, atol=1e-6):
     exe = accy.compile(fn, *arrays)
     assemble(exe.ptx, tmp_path)
     if kinds is not None:
@@ -62,8 +62,15 @@ def check(fn, arrays, tmp_path, exact=True, kinds=None):
             np.testing.assert_array_equal(raw(g), raw(w))
         else:
             np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
-                                       rtol=1e-5, atol=1e-6)
+                                       rtol=rtol, atol=atol)
     return exe
+
+
+def sum_atol(x):
+    """How far a float sum of x's elements folded in another order (the parallel schedules'
+    fixed tree, not the reference's sequential fold) may land: 8 eps(f32) sqrt(n) sum |x|
+    (f16 and bf16 sums accumulate in f32)."""
+    return 8 * 2.0 ** -23 * np.sqrt(x.size) * float(np.abs(x.astype(np.float64)).sum())
 
 
 SHAPES = [(1,), (7, 13), (1000,), (1, 5, 1), (3, 600)]
@@ -214,10 +221,11 @@ def test_scalars_in_and_out(rng, tmp_path):
     check(lambda a, b: a * b + 1, [np.asarray(a), np.asarray(b)], tmp_path,
           kinds=["elementwise"])
     x = draw(rng, (9,), "f32")
-    check(lambda x: ops.sum(x), [x], tmp_path, exact=True, kinds=["reduction"])
+    check(lambda x: ops.sum(x), [x], tmp_path, exact=False, atol=sum_atol(x),
+          kinds=["reduction"])
 
 
-# ---- reductions and row pipelines (a thread per row) ------------------------------------------
+# ---- reductions and row pipelines (accy/lowering/rows.py; tests/test_lower_rows.py has more) ----
 
 ROW_CASES = {
     "sum_rows": lambda x: ops.sum(x, axis=-1),
@@ -229,14 +237,22 @@ ROW_CASES = {
     "centered": lambda x: x - ops.mean(x, axis=-1, keepdims=True),
 }
 ROW_SHAPES = [(1, 1), (7, 13), (3, 1, 5), (2, 700)]
+SUMMED = {"sum_rows": lambda x: x, "column_sum": lambda x: x * x, "all_dims": lambda x: x,
+          "sum_and_max": lambda x: x, "centered": lambda x: x / x.shape[-1]}  # what is summed
 
 
 @pytest.mark.parametrize("shape", ROW_SHAPES, ids=str)
 @pytest.mark.parametrize("case,dtype", [(c, d) for c in sorted(ROW_CASES)
                                         for d in ("f32", "bf16", "i32")
                                         if not (c == "centered" and d == "i32")])
-def test_reductions_match_the_reference_bit_for_bit(case, dtype, shape, rng, tmp_path):
-    exe = check(ROW_CASES[case], [draw(rng, shape, dtype)], tmp_path)
+def test_reductions_match_the_reference(case, dtype, shape, rng, tmp_path):
+    """Bit for bit for integers, max and argmax (any order gives the same); float sums within
+    what another fold order may change (and 2 ulp of a bf16 result rounded from it)."""
+    x = draw(rng, shape, dtype)
+    exact = dtype == "i32" or case not in SUMMED
+    exe = check(ROW_CASES[case], [x], tmp_path, exact=exact,
+                rtol=2 ** -7 if dtype == "bf16" else 1e-5,
+                atol=0 if exact else sum_atol(SUMMED[case](x)))
     assert not exe.fallbacks, exe.report()
 
 
@@ -481,6 +497,9 @@ def test_empty_operands_and_results(rng, tmp_path):
 
 
 def test_reduce_dims_in_any_order_fold_row_major(rng, tmp_path):
+    """dimensions [2, 0]: the positions are numbered row-major in (0, 2) all the same (the
+    column schedule folds them in another order, so within a sum's tolerance); magnitudes
+    1e6, 1 and 1e-3 along dim 0 make a wrong pairing show."""
     from accy.ir import parse
     t = "tensor<3x4x5xf32>"
     module = parse(f"""builtin.module ({{
@@ -498,7 +517,7 @@ def test_reduce_dims_in_any_order_fold_row_major(rng, tmp_path):
     x = (draw(rng, (3, 4, 5), "f32") * np.array([1e6, 1, 1e-3], np.float32)[:, None, None])
     exe = accy.compile(module)
     (g,), (w,) = exe.run(x, device="emulator"), exe.run(x, device="reference")
-    np.testing.assert_array_equal(g, w)
+    np.testing.assert_allclose(g, w, rtol=1e-6, atol=max(sum_atol(x[:, j]) for j in range(4)))
 
 
 def test_f64_transcendentals_run_on_the_host(tmp_path):
@@ -510,7 +529,8 @@ def test_a_recomputed_weight_that_is_also_a_result(rng, tmp_path):
     def fn(x, b):
         c = b * 2
         return ops.sum(x[:, :5] * c, axis=1), c
-    check(fn, [draw(rng, (4, 8), "f32"), draw(rng, (5,), "f32")], tmp_path)
+    x, b = draw(rng, (4, 8), "f32"), draw(rng, (5,), "f32")
+    check(fn, [x, b], tmp_path, exact=False, atol=sum_atol(x[:, :5] * b * 2))
 
 
 def test_an_executable_loads_its_modules_once_per_device(rng):

@@ -1,78 +1,812 @@
-"""Lowering of `reduction` and `row_pipeline` work items to a `kl.kernel`, one thread per row
-(the serial schedule): every reduction of the item reduces the same dims D of the same full
-shape F, so the item is a set of rows (the dims of F not in D) of length prod(F[D]). A thread
-takes a row (a grid-stride loop over rows) and, for each reduction in program order, folds
-its row in one pass: the reduction's input is computed element by element from the item's
-inputs (its elementwise producers run inside the loop), in the reference interpreter's
-order, a sequential left fold in row-major order of the reduced dims, so the results are the
-reference's bit for bit wherever the arithmetic is. Row values (reduction results and what
-the item computes from them) are then known to the thread; a last pass writes the outputs of
-the full shape, and row-shaped outputs are written once per row.
+"""Lowering of `reduction` and `row_pipeline` work items to a `kl.kernel`.
 
-This is the correctness baseline that runs any reduction or row pipeline the planner makes
-(column reductions included). The throughput schedules (a warp or a block per row with
-shuffles, as the outline's launch describes) are a later lowering of the same items; until
-then a row is read from global memory once per pass.
+Every reduction of an item reduces the same dims D of the same full shape F, so the item is a
+set of R rows (the dims of F not in D) of length L = prod(F[D]), a row's elements numbered in
+row-major order of D. The reductions fall into waves: those that read no other reduction's
+result, then those that read only the first wave's, and so on (softmax: max, then the sum of
+exp(x - max)); a wave is one pass over the row. Outputs are of the full shape (written at each
+element) or row values (written once per row).
+
+Schedules (`Schedule.name` in the report says which one ran):
+- `warp per row, ...` / `block per row, ...`: rows whose reduced dims are trailing (each row
+  contiguous). The target's row schedule gives T threads per row: up to 32 pack 256 / T rows
+  in a block of 256 threads (a warp or part of one per row), more take a block of T threads
+  per row. Each thread folds its slice of the row, then the threads' partials are combined by
+  an ordered warp butterfly and, for a block, the warps' totals through shared memory
+  (`accy.lowering.collective`); every thread of the row ends with the result, so a row
+  pipeline's later passes and outputs use it at once. What follows the comma says where a row
+  pipeline's row is between passes: `registers` when T x elements_per_thread covers the row
+  (each thread's elements unrolled, their values kept from pass to pass), `shared` when the
+  row does not fit in registers but the block's rows fit the static shared memory
+  (SHARED_LIMIT; the first pass keeps the first reduction's input there, later passes read it
+  back), else `streamed` (every pass reads and recomputes from global memory).
+- `column`: reduced dims not trailing (a reduction item): blocks of 32 x 8 threads, the 32
+  threads of a warp on 32 consecutive rows (consecutive addresses when the kept dims are the
+  inner ones), the 8 warps each folding a slice of the reduced positions; the 8 partials of a
+  row are combined through shared memory in warp order.
+- `split row`: a reduction item with few long rows (the outline's `splits` scalar): grid
+  (splits, rows) of 1024-thread blocks, each folding a chunk of its row into a partial in the
+  workspace; each block then takes a ticket from the row's counter there (an integer atomic),
+  and the block that takes the last ticket combines all partials in chunk order and writes the
+  row's outputs. No float atomics: the result does not depend on timing.
+- `serial` (the fallback for what the others do not take: empty rows or no rows, a split row
+  whose results another pass would need): a thread per row, each reduction folded in one pass
+  in the reference interpreter's order (a sequential left fold in row-major order of the
+  reduced dims), so its results are the reference's bit for bit wherever the arithmetic is.
+
+A thread's slice: with a commutative body (every named kind: sum, prod, max, min, and, or,
+argmax, argmin; `reduce_kind`) the thread takes every T-th element starting at its own index,
+so consecutive threads read consecutive addresses; with any other body (associative but
+perhaps not commutative) it takes a contiguous chunk, and chunks are combined in order. A
+thread's partial starts from its first element and folds the rest in element order; a thread
+with no element is left out of the combination; the row's result is body(init, total), which
+is the reference's fold from init by associativity. The fold order is fixed by the schedule,
+so results do not vary from run to run; floats differ from the reference's sequential fold by
+rounding, integers are exact.
+
+Grids are capped at `kernelize.MAX_BLOCKS` blocks; every block strides over the tiles of rows
+its grid does not cover, all of its threads the same number of times (shuffles and barriers
+need the whole warp and block); a thread whose tile runs past the last row computes the last
+row again and stores nothing.
 """
 import contextlib
+import copy
+import functools
 import math
+from dataclasses import dataclass
 
+from accy._core.context import Builder
+from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
-from accy.lowering.elementwise import Lowering, identity_index, start_kernel
+from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
+                                      storage_dtype, store_value, store_where, warp_allreduce)
+from accy.lowering.elementwise import Lowering, identity_index, position_expression
+from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
+from accy.passes.outline import THREADS, Launch
+from accy.passes.schedule import trailing
 from accy.passes.shape_layout import row_major_strides
+from accy.passes.target import TargetProfile
+from accy.tensor.build import reduce_kind
+
+SHARED_LIMIT = 48 * 1024    # bytes of static shared memory a block may have (kl.shared)
+MAX_SLOTS = 16              # most elements a thread holds in registers, unrolled
+SPLIT_THREADS = 1024        # threads of a split row's block (the outline's launch)
+COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced positions
 
 
 def lower_rows(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind reduction or row_pipeline) into `block`; the kernel
-    takes the item's inputs and outputs (pointers), then one i64 per outline scalar."""
-    reduces = [op for op in item.ops if op.name == "tensor.reduce"]
-    full = reduces[0].operand_types[0].shape
-    dims = sorted(reduces[0].attributes["dimensions"])
-    keep = [d for d in range(len(full)) if d not in dims]
-    rows_shape = [full[d] for d in keep]
-    n_rows = math.prod(rows_shape)
-    kb, pointers = start_kernel(context, block, outline, item)
-    rank = len(full)
+    takes the item's inputs and outputs (pointers), then one i64 per outline scalar (then the
+    workspace pointer, for a split row). Returns (kernel, Schedule), or (kernel, threads) for
+    the serial schedule."""
+    shape = RowShape.of(item)
+    schedule = _choose(shape, outline, target or TargetProfile())
+    if schedule is None:
+        return _lower_serial(context, block, outline, shape, layout)
+    return schedule.lower(context, block, outline, shape, layout)
+
+
+@dataclass(frozen=True)
+class RowShape:
+    """A reduction or row_pipeline item as rows: its reductions in waves, and its outputs by
+    when they can be written."""
+    item: object
+    reduces: tuple
+    full: tuple             # F
+    dims: tuple             # D, sorted
+    keep: tuple             # the dims of F not in D
+    rows: int               # R
+    length: int             # L
+    waves: tuple            # tuples of reduces; a wave reads only earlier waves' results
+    ordered: bool           # some body is not known commutative: contiguous slices
+    early: tuple            # full-shape outputs that read no reduction result
+    late: tuple             # full-shape outputs that do
+    row_outputs: tuple      # outputs with one element per row
+    staged: tuple           # what later passes read of the row (`_frontier`)
+
+    @staticmethod
+    def of(item):
+        reduces = tuple(op for op in item.ops if op.name == "tensor.reduce")
+        full = tuple(reduces[0].operand_types[0].shape)
+        dims = tuple(sorted(reduces[0].attributes["dimensions"]))
+        keep = tuple(d for d in range(len(full)) if d not in dims)
+        rows = math.prod(full[d] for d in keep)
+        fulls, row_outputs = [], []
+        for v in item.outputs:
+            if v.type.shape == full:
+                fulls.append(v)
+            elif math.prod(v.type.shape) == rows:
+                row_outputs.append(v)
+            else:
+                raise UnsupportedError(f"work item {item.id}: an output of shape "
+                                       f"{v.type.shape} is neither a row nor the full shape")
+        graph = _Dependences(item)
+        results = [r for red in reduces for r in red.results]
+        late = tuple(v for v in fulls if graph.reads(v, results))
+        waves = _waves(graph, reduces)
+        return RowShape(item, reduces, full, dims, keep, rows,
+                        math.prod(full[d] for d in dims), waves,
+                        any(reduce_kind(r) is None for r in reduces),
+                        tuple(v for v in fulls if v not in late), late, tuple(row_outputs),
+                        _frontier(item, graph, full, results, waves))
+
+    @property
+    def rank(self):
+        return len(self.full)
+
+    @property
+    def row_shape(self):
+        return [self.full[d] for d in self.keep]
+
+    @property
+    def along(self):
+        return [self.full[d] for d in self.dims]
+
+
+class _Dependences:
+    """Which values of an item are computed from which (through its ops and the regions'
+    captured values)."""
+
+    def __init__(self, item):
+        self.ops = set(item.ops)
+
+    def reads(self, value, targets, barriers=()):
+        """Whether `value` is computed from one of `targets`, through no op named in
+        `barriers`."""
+        targets, seen, stack = set(targets), set(), [value]
+        while stack:
+            v = stack.pop()
+            if v in targets:
+                return True
+            owner = v.owner
+            if v in seen or owner not in self.ops or owner.name in barriers:
+                continue
+            seen.add(v)
+            stack.extend(_sources(owner))
+        return False
+
+
+def _sources(op):
+    """The values `op` reads, those its regions capture included."""
+    yield from op.operands
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield from _sources(inner)
+
+
+def _frontier(item, graph, full, results, waves):
+    """The full-shape values computed from the rows' own data (an input as large as the full
+    shape, not broadcast) with no reduction result, that the passes after the first read:
+    softmax's x, layer_norm's widened x, rms_norm's (x + r), not a broadcast weight. A
+    `shared` row pipeline keeps them from the first pass."""
+    later = [op for op in item.ops if op.name != "tensor.reduce" and
+             any(r.type.shape == full and graph.reads(r, results) for r in op.results)]
+    later += [red for wave in waves[1:] for red in wave]
+    size = math.prod(full)
+    rows = [v for v in item.inputs if math.prod(v.type.shape) >= size]
+    found = []
+    for op in later:
+        for v in op.operands:
+            if v.type.shape == full and v not in found and \
+                    graph.reads(v, rows, ("tensor.broadcast_in_dim",)) and \
+                    not graph.reads(v, results):
+                found.append(v)
+    return tuple(found)
+
+
+def _waves(graph, reduces):
+    depth = {}
+    for red in reduces:                     # program order: what a reduce reads comes first
+        before = [depth[r] for r in depth if any(graph.reads(s, r.results)
+                                                  for s in _sources(red))]
+        depth[red] = 1 + max(before, default=-1)
+    return tuple(tuple(r for r in reduces if depth[r] == d)
+                 for d in range(max(depth.values()) + 1))
+
+
+def _choose(shape, outline, target):
+    """The parallel schedule for `shape`, or None for the serial one."""
+    if shape.rows == 0 or shape.length == 0:
+        return None
+    if not trailing((shape.full, shape.dims)):
+        return _Column(shape)
+    splits = {s.name: s.value for s in outline.scalars}.get("splits")
+    if splits is not None:
+        return _SplitRow(shape, splits) if len(shape.waves) == 1 and not shape.late else None
+    row = target.row_schedule(shape.length, shape.item.hero.operand_types[0].dtype)
+    threads = row.threads_per_row
+    slots = -(-shape.length // threads)
+    if slots <= min(row.elements_per_thread, MAX_SLOTS):
+        return _PackedRows(shape, threads, "registers")
+    rows_per_block = THREADS // threads if threads <= 32 else 1
+    stage_bytes = rows_per_block * shape.length * sum(
+        numpy_dtype(storage_dtype(v.type.dtype)).itemsize for v in shape.staged)
+    if shape.item.kind == "row_pipeline" and shape.staged and \
+            stage_bytes + _collective_bytes(shape, threads) <= SHARED_LIMIT:
+        return _PackedRows(shape, threads, "shared")
+    return _PackedRows(shape, threads, "streamed")
+
+
+def _collective_bytes(shape, threads):
+    """Shared bytes of the block all-reduces (the warps' totals of each accumulator)."""
+    if threads <= 32:
+        return 0
+    warps = threads // 32
+    return sum(-(-warps * numpy_dtype(storage_dtype(t.dtype)).itemsize // 16) * 16
+               for wave in shape.waves for red in wave for t in red.result_types)
+
+
+def _kernelize():
+    from accy.lowering import kernelize     # (kernelize imports this module)
+    return kernelize
+
+
+# ---- values of a row and of its elements ----------------------------------------------------
+
+class _RowLowering(Lowering):
+    """The values of one row that do not vary along it (reduction results, what the item
+    computes from them, weights of the kept dims), computed once per row; `_Element`s of the
+    row defer to it. `index` is the row (i64), `ok` whether it is one (None: always)."""
+
+    def __init__(self, kernel, index, ok):
+        shape = kernel.shape
+        super().__init__(kernel.kb, kernel.layout, kernel.pointers, shape.item)
+        self.main_kb = kernel.kb            # self.kb may be hoisting (`hoisted`)
+        self.shape, self.index, self.ok = shape, index, ok
+        self.results = set()
+        self.start = None if not trailing((shape.full, shape.dims)) else \
+            self.kb.op("mul", index, self.kb.constant(shape.length, "i64"))
+        self.root = [None] * shape.rank     # the reduced dims: never read at the row scope
+        for d, v in zip(shape.keep, _unravel(self.kb, index, shape.row_shape)):
+            self.root[d] = v
+
+    @contextlib.contextmanager
+    def hoisted(self):
+        """Around a pass over the row: row values it asks for first are written before the
+        pass's first op (before its loops too: they do not change along the row), in the
+        order asked for, and kept for later passes."""
+        kb = self.kb
+        block = kb.builder.insertion_block
+        self.kb = copy.copy(kb)
+        self.kb.builder = _InsertAfter(kb.context, block, block.last_op)
+        try:
+            yield
+        finally:
+            self.kb = kb
+
+    @contextlib.contextmanager
+    def scoped(self):
+        """Inside a branch: what is computed there is forgotten after it."""
+        self.push()
+        try:
+            yield
+        finally:
+            self.pop()
+
+    def finish(self, reduces, totals):
+        """The results of `reduces` from the row's combined `totals`: body(init, total)."""
+        at = 0
+        for red in reduces:
+            n = len(red.results)
+            inits = [self.value(red.operands[n + j], (), False) for j in range(n)]
+            for v, x in zip(red.results, lower_body(self, red.regions[0].entry,
+                                                    inits + totals[at:at + n])):
+                self.remember(v, x)
+                self.results.add(v)
+            at += n
+
+    def store_outputs(self, kernel, guard):
+        """Write the row outputs where `guard()` (an i1) holds and the row is one."""
+        shape = kernel.shape
+        if not shape.row_outputs:
+            return
+        linear = tuple((0 if d in shape.dims else s) for d, s in
+                       enumerate(_row_strides(shape.full, shape.keep)))
+        values = [(self.value(v, _row_index(v.type.shape, shape.keep, shape.full,
+                                            ("affine", linear, 0)), False), kernel.pointers[v])
+                  for v in shape.row_outputs]
+        where = guard() if self.ok is None else self.kb.op("and", guard(), self.ok)
+        store_where(self.kb, where, [(x, p, self.index) for x, p in values])
+
+
+class _InsertAfter:
+    """Creates ops (as a Builder does) right after `anchor` in `block` (at its start for
+    None), each after the one before."""
+
+    def __init__(self, context, block, anchor):
+        self.context, self.block, self.anchor = context, block, anchor
+
+    def create(self, *args, **kwargs):
+        builder = Builder(self.context)
+        builder = builder.after_op(self.anchor) if self.anchor is not None else \
+            builder.at_start(self.block)
+        self.anchor = builder.create(*args, **kwargs)
+        return self.anchor
+
+
+class _Element(Lowering):
+    """The values at one element of a row (`offset` along it, an i64): what varies along the
+    row is computed here, the rest comes from the row. `staged`, in a pass after the first of
+    a `shared` row: {staged value: a function loading it at this element}."""
+
+    def __init__(self, row, offset, staged=None):
+        super().__init__(row.main_kb, row.layout, row.pointers, row.item)
+        self.row, self.offset = row, offset
+        shape = row.shape
+        self.at_root = identity_index(shape.rank)
+        self.root = _Root(row.root)
+        for d, v in zip(shape.dims, _unravel(self.kb, offset, shape.along)):
+            self.root[d] = v
+        if row.start is not None:           # a contiguous row: the position is start + offset
+            self.root.linear = self.kb.op("add", row.start, offset)
+            self.position = position_expression(shape.full)
+        self.staged, self.loaded = staged or {}, {}
+
+    def value(self, v, idx, clamped):
+        if v in self.row.results or not _varies(idx, self.row.shape.dims):
+            return self.row.value(v, idx, clamped)
+        if v in self.staged and idx == self.at_root:
+            if v not in self.loaded:
+                self.loaded[v] = self.staged[v]()
+            return self.loaded[v]
+        return super().value(v, idx, clamped)
+
+    def reduce_inputs(self, reduces):
+        return [self.value(red.operands[j], self.at_root, False)
+                for red in reduces for j in range(len(red.results))]
+
+    def full_position(self):
+        """The element's row-major position in the full shape."""
+        return self.materialize(position_expression(self.row.shape.full))
+
+
+class _Root(list):
+    """An element's root index (kl i64 per dim); `linear`, when set, its row-major position
+    (the Lowering reads it for that expression instead of summing the dims)."""
+    linear = None
+
+
+def _varies(idx, dims):
+    """Whether index expressions `idx` depend on the root dims `dims`."""
+    def varies(e):
+        if e[0] == "leaf":                  # a loaded (gathered) index: taken to vary
+            return True
+        if e[0] == "affine":
+            return any(e[1][d] for d in dims)
+        if e[0] == "sum":
+            return any(varies(x) for _, x in e[1])
+        return varies(e[1])
+    return any(varies(e) for e in idx)
+
+
+def _combiner(lowering, reduces):
+    """combine(left, right): each reduce's body on its accumulators, `left` first."""
+    def combine(left, right):
+        out, at = [], 0
+        for red in reduces:
+            n = len(red.results)
+            out += lower_body(lowering, red.regions[0].entry,
+                              list(left[at:at + n]) + list(right[at:at + n]))
+            at += n
+        return out
+    return combine
+
+
+# ---- a thread's walk over its elements of a row -------------------------------------------
+
+class _Walk:
+    """The elements of its row one thread visits, the same ones in every pass: `start`,
+    `start + step`, ... below `end` (i64 values; a thread may have none, and has none on a row
+    past the last). The first `certain` of them are inside the row for every thread (when the
+    row is one); a later one may not be, and is then read at the row's last element and left
+    out. With `slots` the row is held in registers: that many elements, unrolled, whose values
+    persist from pass to pass; else each pass is a loop. With `stage` (a shared array per
+    staged value, and the row's base offset in them) the first pass keeps the staged values
+    there, and later passes read them back."""
+
+    def __init__(self, kernel, row, slices, slots=None, stage=None):
+        self.kernel, self.row, self.kb = kernel, row, kernel.kb
+        self.start, self.step, self.end = slices.start, slices.step, slices.end
+        self.certain, self.slots, self.stage = slices.certain, slots, stage
+        self.begin = slices.start if row.ok is None else \
+            self.kb.op("select", row.ok, slices.start, self.kb.constant(
+                kernel.shape.length, "i64"))        # on a row past the last: none is in
+        self.elements = None
+        self.passes = 0
+
+    def fold(self, reduces, stores):
+        """One pass: the partials of `reduces` (their accumulators in a list) over the
+        thread's elements, storing the full-shape values `stores` at each element."""
+        with self.row.hoisted():
+            out = self._unrolled(reduces, stores) if self.slots else \
+                self._looped(reduces, stores)
+        self.passes += 1
+        return out
+
+    def _unrolled(self, reduces, stores):
+        kb = self.kb
+        if self.elements is None:
+            self.elements = [self._slot(k) for k in range(self.slots)]
+        accs = None
+        for element, valid in self.elements:
+            xs = element.reduce_inputs(reduces)
+            if accs is None:
+                accs = xs
+            elif xs:
+                merged = _combiner(element, reduces)(accs, xs)
+                accs = merged if valid is None else \
+                    [kb.op("select", valid, m, a) for m, a in zip(merged, accs)]
+            self._store(element, stores, valid)
+        return accs
+
+    def _looped(self, reduces, stores):
+        kb = self.kb
+        first, valid = self._slot(0)
+        xs = first.reduce_inputs(reduces)
+        self._keep_staged(first, valid)
+        self._store(first, stores, valid)
+
+        def body(kb, j, *accs):
+            element = self._element(j, None)
+            xs = element.reduce_inputs(reduces)
+            self._keep_staged(element, None)
+            self._store(element, stores, None)
+            return _combiner(element, reduces)(list(accs), xs)
+        return kb.for_(kb.op("add", self.begin, kb.constant(self.step, "i64")), self.end,
+                       kb.constant(self.step, "i64"), xs, body)
+
+    def _slot(self, k):
+        """(the thread's k-th element, the i1 that says it is in, None when it surely is)."""
+        kb = self.kb
+        if k < self.certain:
+            return self._element(self._nth(self.start, k), self.row.ok), self.row.ok
+        position = self._nth(self.begin, k)
+        valid = kb.cmp("LT", position, self.end)
+        at = kb.op("min", position, kb.constant(self.kernel.shape.length - 1, "i64"))
+        return self._element(at, valid), valid
+
+    def _nth(self, first, k):
+        return first if k == 0 else self.kb.op("add", first, self.kb.constant(k * self.step,
+                                                                              "i64"))
+
+    def _element(self, position, valid):
+        staged = None
+        if self.stage is not None and self.passes > 0:
+            arrays, base = self.stage
+            at = self.kb.op("add", base, position)
+            staged = {v: functools.partial(self._read_staged, a, at, v.type.dtype, valid)
+                      for v, a in zip(self.kernel.shape.staged, arrays)}
+        return _Element(self.row, position, staged)
+
+    def _read_staged(self, array, at, dtype, valid):
+        if valid is None:
+            return load_value(self.kb, array, at, dtype)
+        return self.kb.if_(valid, lambda kb: [load_value(kb, array, at, dtype)],
+                           lambda kb: [kb.constant(0, dtype)],    # never staged: past the row
+                           [scalar(dtype)])[0]
+
+    def _keep_staged(self, element, valid):
+        if self.stage is None or self.passes > 0:
+            return
+        arrays, base = self.stage
+        at = self.kb.op("add", base, element.offset)
+        values = [element.value(v, element.at_root, False) for v in self.kernel.shape.staged]
+        store_where(self.kb, valid, [(self.kb.convert(x, pointee(a.type)), a, at)
+                                     for x, a in zip(values, arrays)])
+
+    def _store(self, element, stores, valid):
+        if not stores:
+            return
+        at = element.full_position()
+        store_where(self.kb, valid, [(element.value(v, element.at_root, False),
+                                      self.kernel.pointers[v], at) for v in stores])
+
+
+@dataclass(frozen=True)
+class _Slices:
+    """How a thread walks its part of a row (see `_Walk`); `holding`: how many leading
+    threads have elements (None: all)."""
+    start: object
+    step: int
+    end: object
+    holding: object
+    certain: int
+
+
+def _slices(kb, index, threads, length, ordered, slots=1):
+    """The `_Slices` of thread `index` (i64) of `threads` sharing `length` elements: every
+    threads-th element from its own index, or for an ordered body the least contiguous chunk
+    that covers the row. `slots`: how many of its elements are looked at for `certain`."""
+    end = kb.constant(length, "i64")
+    if not ordered:
+        last = [threads - 1 + k * threads for k in range(slots)]
+        return _Slices(index, threads, end, _unless_all(min(length, threads), threads),
+                       sum(p < length for p in last))
+    chunk = -(-length // threads)
+    start = kb.op("mul", index, kb.constant(chunk, "i64"))
+    last = [(threads - 1) * chunk + k for k in range(min(slots, chunk))]
+    return _Slices(start, 1, kb.op("min", kb.op("add", start, kb.constant(chunk, "i64")), end),
+                   _unless_all(-(-length // chunk), threads), sum(p < length for p in last))
+
+
+def _unless_all(holding, threads):
+    """`holding` threads of `threads` have elements: None when all do."""
+    return None if holding >= threads else holding
+
+
+# ---- schedules -----------------------------------------------------------------------------
+
+class _Kernel:
+    """The kernel being written: its builder, its pointers and the item's rows."""
+
+    def __init__(self, context, block, outline, shape, layout, workspace=False):
+        item = shape.item
+        params = [ptr_type(v.type.dtype) for v in item.inputs + item.outputs]
+        params += [scalar("i64")] * len(outline.scalars)
+        params += [ptr_type("i32")] if workspace else []
+        self.kb = KernelBuilder(context, block, outline.name, params)
+        self.pointers = dict(zip(list(item.inputs) + list(item.outputs), self.kb.params))
+        self.workspace = self.kb.params[-1] if workspace else None
+        self.shape, self.layout = shape, layout
+
+    def finish(self, launch, name, workspace=0):
+        """The kernel, declared for blocks of `launch`'s size, and its Schedule."""
+        self.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
+        return self.kb.finish(), _kernelize().Schedule(launch, name, workspace)
+
+    def tid(self, axis="x"):
+        return self.kb.special(f"tid.{axis}")
+
+    def tiles(self, count, per_tile, offset, body):
+        """Each block walks tiles ctaid.x, ctaid.x + nctaid.x, ... below `count`, all of its
+        threads alike; `body(row)` for the thread's row tile * per_tile + offset (i64), clamped
+        to the last row in a tile past it (`row.ok` then says whether it is one)."""
+        kb, rows = self.kb, self.shape.rows
+
+        def tile(kb, t):
+            index = kb.op("add", kb.op("mul", t, kb.constant(per_tile, "i64")), offset)
+            if rows % per_tile == 0:        # every tile full: every thread's row is one
+                return body(_RowLowering(self, index, None))
+            ok = kb.cmp("LT", index, kb.constant(rows, "i64"))
+            body(_RowLowering(self, kb.op("min", index, kb.constant(rows - 1, "i64")), ok))
+        kb.for_(kb.convert(kb.special("ctaid.x"), "i64"), kb.constant(count, "i64"),
+                kb.convert(kb.special("nctaid.x"), "i64"), [], tile)
+
+    def passes(self, row, walk, allreduce):
+        """Every wave's pass and combination, the full-shape outputs, and the row's values:
+        the body of a schedule whose every thread of a row learns the row's results."""
+        shape = self.shape
+        for i, wave in enumerate(shape.waves):
+            partials = walk.fold(wave, shape.early if i == 0 else ())
+            row.finish(wave, allreduce(partials, _combiner(row, wave)))
+        if shape.late:
+            walk.fold((), shape.late)
+
+
+class _PackedRows:
+    """A warp (or part of one) per row, 256 / T rows per block, or a block of T threads per
+    row; see the module doc."""
+
+    def __init__(self, shape, threads, storage):
+        self.shape, self.threads, self.storage = shape, threads, storage
+        self.per_block = THREADS // threads if threads <= 32 else 1
+        self.name = f"{'warp' if threads <= 32 else 'block'} per row, {storage}"
+
+    def lower(self, context, block, outline, shape, layout):
+        kernel = _Kernel(context, block, outline, shape, layout)
+        kb, threads = kernel.kb, self.threads
+        tid = kernel.tid()
+        if threads <= 32:               # rows of `threads` lanes, several in a warp
+            lane = kb.op("and", tid, kb.constant(threads - 1, "i32"))
+            group = kb.convert(kb.op("shr", tid, kb.constant(threads.bit_length() - 1,
+                                                             "i32")), "i64")
+        else:
+            lane, group = tid, kb.constant(0, "i64")
+        stage = None
+        if self.storage == "shared":
+            arrays = [kb.shared(storage_dtype(v.type.dtype), self.per_block * shape.length)
+                      for v in shape.staged]
+            stage = (arrays, kb.op("mul", group, kb.constant(shape.length, "i64")))
+        slots = -(-shape.length // threads) if self.storage == "registers" else None
+        slices = _slices(kb, kb.convert(lane, "i64"), threads, shape.length, shape.ordered,
+                         slots or 1)
+
+        def allreduce(values, combine):
+            if threads <= 32:
+                return warp_allreduce(kb, values, combine, threads, lane, slices.holding)
+            return block_allreduce(kb, values, combine, threads, tid, slices.holding)
+
+        def body(row):
+            walk = _Walk(kernel, row, slices, slots, stage)
+            kernel.passes(row, walk, allreduce)
+            row.store_outputs(kernel, lambda: kb.cmp("EQ", lane, kb.constant(0, "i32")))
+
+        count = -(-shape.rows // self.per_block)
+        kernel.tiles(count, self.per_block, group, body)
+        block_threads = threads * self.per_block
+        launch = Launch((min(count, _kernelize().MAX_BLOCKS), 1, 1), (block_threads, 1, 1))
+        return kernel.finish(launch, self.name)
+
+
+class _Column:
+    """Blocks of 32 x 8 threads: 32 rows, 8 slices of each; see the module doc."""
+    name = "column"
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def lower(self, context, block, outline, shape, layout):
+        kernel = _Kernel(context, block, outline, shape, layout)
+        kb = kernel.kb
+        x = kb.convert(kernel.tid("x"), "i64")
+        y = kb.convert(kernel.tid("y"), "i64")
+        slices = _slices(kb, y, SLICES, shape.length, shape.ordered)
+
+        def allreduce(values, combine):
+            return column_allreduce(kb, values, combine, x, y, COLUMNS, SLICES,
+                                    slices.holding)
+
+        def body(row):
+            kernel.passes(row, _Walk(kernel, row, slices), allreduce)
+            row.store_outputs(kernel, lambda: kb.cmp("EQ", y, kb.constant(0, "i64")))
+
+        count = -(-shape.rows // COLUMNS)
+        kernel.tiles(count, COLUMNS, x, body)
+        launch = Launch((min(count, _kernelize().MAX_BLOCKS), 1, 1), (COLUMNS, SLICES, 1))
+        return kernel.finish(launch, self.name)
+
+
+class _SplitRow:
+    """A row over `splits` blocks of 1024 threads, combined by the last block to finish; see
+    the module doc. The workspace holds a ticket counter per row (i32), then per accumulator
+    the blocks' partials, [row][block]."""
+    name = "split row"
+
+    def __init__(self, shape, splits):
+        self.shape, self.splits = shape, splits
+        self.chunk = -(-shape.length // splits)
+        self.holding_blocks = -(-shape.length // self.chunk)     # blocks with elements
+        types = [t.dtype for red in shape.waves[0] for t in red.result_types]
+        at, self.offsets = _aligned(4 * shape.rows), []
+        for dtype in types:
+            self.offsets.append(at)
+            at += _aligned(shape.rows * splits * numpy_dtype(storage_dtype(dtype)).itemsize)
+        self.types, self.workspace = types, at
+
+    def lower(self, context, block, outline, shape, layout):
+        kernel = _Kernel(context, block, outline, shape, layout, workspace=True)
+        kb = kernel.kb
+
+        arrays = [kb.view(kernel.workspace, kb.constant(offset, "i64"), storage_dtype(t))
+                  for offset, t in zip(self.offsets, self.types)]
+        ticket = kb.shared("i32", 1)
+
+        def body(kb, r):
+            self._row(kernel, _RowLowering(kernel, r, None), arrays, ticket)
+        kb.for_(kb.convert(kb.special("ctaid.y"), "i64"), kb.constant(shape.rows, "i64"),
+                kb.convert(kb.special("nctaid.y"), "i64"), [], body)
+        launch = Launch((self.splits, min(shape.rows, 65535), 1), (SPLIT_THREADS, 1, 1))
+        return kernel.finish(launch, self.name, self.workspace)
+
+    def _row(self, kernel, row, arrays, ticket):
+        """Fold the block's chunk of `row`, publish the partial in `arrays` (the workspace's)
+        and take a ticket (through shared `ticket` to the whole block); the last block
+        combines every partial and writes the row's outputs."""
+        kb, shape = kernel.kb, self.shape
+        wave = shape.waves[0]
+        tid = kernel.tid()
+        b = kb.convert(kb.special("ctaid.x"), "i64")
+        lo = kb.op("mul", b, kb.constant(self.chunk, "i64"))
+        hi = kb.op("min", kb.op("add", lo, kb.constant(self.chunk, "i64")),
+                   kb.constant(shape.length, "i64"))
+        slices = self._slices(kb, kb.convert(tid, "i64"), lo, hi)
+        partials = _Walk(kernel, row, slices).fold(wave, shape.early)
+        combine = _combiner(row, wave)
+        partial = block_allreduce(kb, partials, combine, SPLIT_THREADS, tid, slices.holding)
+        slot = kb.op("add", kb.op("mul", row.index, kb.constant(self.splits, "i64")), b)
+        zero = kb.constant(0, "i64")
+
+        def publish(kb):                # thread 0: the partial, then a ticket
+            for v, a in zip(partial, arrays):
+                store_value(kb, v, a, slot)
+            kb.fence()
+            taken = kb.atomic("add", kernel.workspace, row.index, kb.constant(1, "i32"))
+            kb.fence()
+            kb.store(taken, ticket, zero)
+        first = kb.cmp("EQ", tid, kb.constant(0, "i32"))
+        kb.if_(first, publish)
+        kb.barrier()
+        last = kb.cmp("EQ", kb.load(ticket, zero), kb.constant(self.splits - 1, "i32"))
+
+        def combine_all(kb):            # the last block: every partial, in block order
+            kb.fence()
+            mine = kb.convert(kb.op("min", tid, kb.constant(self.splits - 1, "i32")), "i64")
+            at = kb.op("add", kb.op("mul", row.index, kb.constant(self.splits, "i64")), mine)
+            loaded = [load_value(kb, a, at, t) for a, t in zip(arrays, self.types)]
+            with row.scoped():
+                row.finish(wave, block_allreduce(kb, loaded, combine, SPLIT_THREADS, tid,
+                                                 self.holding_blocks))
+                row.store_outputs(kernel, lambda: first)
+        kb.if_(last, combine_all)
+
+    def _slices(self, kb, tid, lo, hi):
+        """The `_Slices` of thread `tid` in the block's chunk [lo, hi) of the row."""
+        shortest = self.shape.length - (self.holding_blocks - 1) * self.chunk
+        every_block = self.holding_blocks == self.splits
+        if not self.shape.ordered:
+            holding = None if every_block and shortest >= SPLIT_THREADS else \
+                kb.op("sub", hi, lo)
+            return _Slices(kb.op("add", lo, tid), SPLIT_THREADS, hi, holding,
+                           int(holding is None))
+        per = -(-self.chunk // SPLIT_THREADS)
+        start = kb.op("add", lo, kb.op("mul", tid, kb.constant(per, "i64")))
+        end = kb.op("min", kb.op("add", start, kb.constant(per, "i64")), hi)
+        holding = None if every_block and shortest > (SPLIT_THREADS - 1) * per else kb.op(
+            "div", kb.op("add", kb.op("sub", hi, lo), kb.constant(per - 1, "i64")),
+            kb.constant(per, "i64"))
+        return _Slices(start, 1, end, holding, int(holding is None))
+
+
+def _aligned(nbytes):
+    return -(-nbytes // 16) * 16
+
+
+def _unravel(kb, linear, shape):
+    """The row-major multi-index of `linear` (an i64 below prod(shape)) in `shape`: the
+    outermost dim that is not 1 takes what is left without a remainder."""
+    outer = next((d for d, n in enumerate(shape) if n != 1), None)
+    out, rest = [], linear
+    for d in reversed(range(len(shape))):
+        if shape[d] == 1:
+            out.append(kb.constant(0, "i64"))
+        elif d == outer:
+            out.append(rest)
+        else:
+            size = kb.constant(shape[d], "i64")
+            out.append(kb.op("rem", rest, size))
+            rest = kb.op("div", rest, size)
+    return out[::-1]
+
+
+# ---- the serial schedule -------------------------------------------------------------------
+
+def _lower_serial(context, block, outline, shape, layout):
+    """A thread per row (a grid-stride loop over rows): each reduction folded in one pass in
+    the reference's order, then a pass writing the full-shape outputs; see the module doc."""
+    kernel = _Kernel(context, block, outline, shape, layout)
+    kb, full, dims, keep, rank = kernel.kb, shape.full, shape.dims, shape.keep, shape.rank
     row_linear = tuple((0 if d in dims else stride) for d, stride in
                        zip(range(rank), _row_strides(full, keep)))
 
     def row_body(kb, r):
-        lowering = Lowering(kb, layout, pointers, item)
-        zero = kb.constant(0, "i64")
-        root = [zero] * rank
-        for d, v in zip(keep, lowering.unravel(r, rows_shape)):
+        lowering = Lowering(kb, layout, kernel.pointers, shape.item)
+        root = [kb.constant(0, "i64")] * rank
+        for d, v in zip(keep, lowering.unravel(r, shape.row_shape)):
             root[d] = v
         lowering.root = root
-        for red in reduces:
-            _fold(kb, lowering, red, full, keep)
+        for red in shape.reduces:
+            _fold(kb, lowering, red, full)
         lowering.root = root
-        full_outputs = []
-        for v in item.outputs:
-            if v.type.shape == full:
-                full_outputs.append(v)
-                continue
-            if math.prod(v.type.shape) != n_rows:
-                raise UnsupportedError(f"work item {item.id}: an output of shape "
-                                       f"{v.type.shape} is neither a row nor the full shape")
-            idx = _row_index(v.type.shape, keep, full, row_linear)
-            kb.store(lowering.value(v, idx, False), pointers[v], r)
+        for v in shape.row_outputs:
+            idx = _row_index(v.type.shape, keep, full, ("affine", row_linear, 0))
+            kb.store(lowering.value(v, idx, False), kernel.pointers[v], r)
+        full_outputs = shape.early + shape.late
         if full_outputs:
-            length = math.prod(full[d] for d in dims)
-
             def element(kb, c):
                 with _along(lowering, dims, full, c):
                     linear = lowering.materialize(("affine", row_major_strides(full), 0))
                     for v in full_outputs:
-                        kb.store(lowering.value(v, identity_index(rank), False), pointers[v],
-                                 linear)
-            kb.for_(kb.constant(0, "i64"), kb.constant(length, "i64"),
+                        kb.store(lowering.value(v, identity_index(rank), False),
+                                 kernel.pointers[v], linear)
+            kb.for_(kb.constant(0, "i64"), kb.constant(shape.length, "i64"),
                     kb.constant(1, "i64"), [], element)
 
-    kb.for_(kb.global_index(), kb.constant(n_rows, "i64"), kb.grid_size(), [], row_body)
-    return kb.finish(), n_rows
+    kb.for_(kb.global_index(), kb.constant(shape.rows, "i64"), kb.grid_size(), [], row_body)
+    return kb.finish(), shape.rows
 
 
-def _fold(kb, lowering, red, full, keep):
+def _fold(kb, lowering, red, full):
     """One pass over the row folding `red`; its results become row values of `lowering`."""
     order = tuple(sorted(red.attributes["dimensions"]))     # row-major, as the reference
     n = len(red.operands) // 2
@@ -131,9 +865,9 @@ def _row_strides(full, keep):
 
 def _row_index(shape, keep, full, row_linear):
     """Index expressions of a row value of `shape` (as many elements as rows, at the row's
-    row-major position): the kept dims' own indices when its non-unit dims are theirs (the
-    form reduction results and keepdims take, so the fold's results are found), else the
-    position taken apart."""
+    row-major position `row_linear`): the kept dims' own indices when its non-unit dims are
+    theirs (the form reduction results and keepdims take, so the fold's results are found),
+    else the position taken apart."""
     rank = len(full)
     kept = [d for d in keep if full[d] != 1]
     if [n for n in shape if n != 1] == [full[d] for d in kept]:
@@ -141,7 +875,7 @@ def _row_index(shape, keep, full, row_linear):
         return tuple(("affine", (0,) * rank, 0) if n == 1 else
                      ("affine", tuple(int(j == d) for j in range(rank)), 0)
                      for n, d in ((n, next(dims) if n != 1 else None) for n in shape))
-    return _reshaped(("affine", row_linear, 0), shape, rank)
+    return _reshaped(row_linear, shape, rank)
 
 
 def _reshaped(linear, shape, rank):
