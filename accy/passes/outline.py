@@ -27,6 +27,9 @@ whatever its grid does not cover (a grid-stride loop per dim), so a capped grid 
   per-warp partials, and, for a row_pipeline whose row does not fit in registers (threads x
   elements per thread < row length), the row itself when it fits the target's shared memory
   per block (`MAX_SHARED`); a longer row is read again from global memory by each pass.
+  (accy/lowering/rows.py launches these, the split rows and the column reductions with grids
+  of at most 4096 blocks and static shared memory, at most 48 KB a block: a row pipeline whose
+  staged row needs more is read again instead.)
 - a row reduction with few rows and long ones (fewer rows than 2 x SMS, rows longer than
   SPLIT_ROW): each row is split over ceil(length / SPLIT_ROW) blocks (at most 1024) that
   write partials; the last block to finish a row combines them in a fixed order (no float
