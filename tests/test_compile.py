@@ -390,11 +390,13 @@ def test_attention_with_an_additive_mask(mask_shape, rng, tmp_path):
 
 
 def test_more_elements_than_one_grid_covers(rng, tmp_path):
-    """Kernels stride over what their capped grid does not cover (4096 blocks of 256)."""
+    """Serial kernels (here i8: no vector schedule) stride over what their capped grid does
+    not cover (4096 blocks of 256)."""
     from accy.lowering.kernelize import MAX_BLOCKS, THREADS
     n = MAX_BLOCKS * THREADS + 1000
-    exe = check(lambda x: x * 2 + 1, [draw(rng, (n,), "f32")], tmp_path, kinds=["elementwise"])
+    exe = check(lambda x: x * 2 + 1, [draw(rng, (n,), "i8")], tmp_path, kinds=["elementwise"])
     assert exe.kernels[0].launch.grid == (MAX_BLOCKS, 1, 1)
+    assert exe.kernels[0].schedule == "serial"
 
 
 # ---- kernel_call: user PTX passed through ------------------------------------------------------

@@ -1,25 +1,49 @@
-"""Lowering of `elementwise` and `shape` work items to a `kl.kernel`: a grid-stride loop over
-the elements of the item's output shape; each thread computes every output at its element,
-reading the item's inputs through the composed index maps of the shape/layout analysis
-(broadcast, transpose, slice, reverse, reshape, pad and concatenate become index arithmetic;
-nothing is materialized in between).
+"""Lowering of `elementwise` and `shape` work items to a `kl.kernel`. Each thread computes
+every output of the item at its elements, reading the item's inputs through the composed index
+maps of the shape/layout analysis (broadcast, transpose, slice, reverse, reshape, pad,
+concatenate and gather become index arithmetic; nothing is materialized in between).
 
 Index expressions are built symbolically first (affine functions of the output index, with
-floor divisions and remainders for general reshapes) and turned into kl ops once each, so an
-operand read through the same map twice is loaded once. Where a pad or concatenate guard may
-fail, the operand's index is clamped into range before the load and a select picks the
-padding value (or the other operand) instead.
+floor divisions and remainders for general reshapes, and loaded values for gathered dims) and
+turned into kl ops once each, so an operand read through the same map twice is loaded once.
+Where a pad or concatenate guard may fail, the operand's index is clamped into range before
+the load and a select picks the padding value (or the other operand) instead. A gather loads
+its index, converts it to i64 and clamps it into the gathered dim (the reference's rule for
+out-of-range indices, in both modes), then reads the data there.
+
+Before writing any op the lowering lists the item's input reads (`Lowering.reads`) and picks
+a schedule from them:
+- `tiled_transpose`: some input is read across the output's rows (its stride along the
+  output's innermost dim is neither 0 nor +-1) and at stride +-1 along another output dim `a`:
+  a transpose (batched, reshaped, with elementwise ops fused, ...). Blocks of 32 x 8 threads
+  take 32 x 32 tiles of (a, innermost dim) per batch index: they read those inputs along `a`
+  (coalesced) into 32 x 33 shared tiles (padded against bank conflicts), wait at a barrier,
+  then compute and write the outputs along the innermost dim (coalesced), reading every other
+  input directly. Grid (tiles along the innermost dim, tiles along `a`, batch), each dim a
+  grid-stride loop; tile edges are guarded.
+- `vector`: when some output or some input read at the item's own row-major position has a
+  2-, 4- or 8-byte dtype, each thread takes one vector of `16 / the widest such itemsize`
+  elements per grid-stride step: each such read is one `kl.vload` and each such output one
+  `kl.vstore` (every buffer starts 256-byte aligned, so every vector is aligned); the other
+  reads (broadcasts, moved or guarded elements, 1-byte dtypes) and 1-byte stores are scalar
+  per lane, and values at constant indices are computed once per vector. A scalar tail loop
+  takes the last n % width elements. Launched with the outline's domain.
+- `serial`: otherwise (only 1-byte dtypes, or no elements): one element per thread and
+  grid-stride step, the baseline launch.
 
 Parameters: the item's inputs, then its outputs (pointers), then `n`, the element count (i64).
 Not lowered here (UnsupportedError, so the item runs on the host under the exact tier):
-gather, non-splat constants, compares with a non-default compare_type.
+non-splat constants, compares with a non-default compare_type, f64 transcendentals.
 """
+import math
+from functools import lru_cache
+
 import numpy as np
 
-import math
-
+from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, pointee, ptr_type, scalar
+from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.dialect import default_compare_type
 
@@ -36,6 +60,11 @@ UNARY = {"negate": "neg", "abs": "abs", "not": "not", "sign": "sign", "sqrt": "s
 F64_ON_HOST = frozenset(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "erf",
                          "sin", "cos", "power"))
 
+VECTOR_BYTES = 16           # one 128-bit access
+TILE = 32                   # tiled transpose: tile edge, and the threads along it
+TILE_ROWS = 8               # ... threads across it (a block of 32 x 8 = 256 threads)
+STATIC_SHARED = 48 * 1024   # bytes of static shared memory a block may declare
+
 
 def start_kernel(context, block, outline, item):
     """A KernelBuilder for `outline`'s kernel taking the item's inputs and outputs (pointers),
@@ -47,36 +76,231 @@ def start_kernel(context, block, outline, item):
 
 
 def lower_elementwise(context, block, outline, item, layout, target=None):
-    """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body)."""
+    """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body);
+    returns it with its schedule (see the module doc)."""
     root = item.outputs[0].type.shape
     if any(v.type.shape != root for v in item.outputs):
         raise UnsupportedError(f"work item {item.id}: outputs of different shapes")
     kb, pointers = start_kernel(context, block, outline, item)
-    n = kb.params[len(pointers)]            # the outline's one scalar: the element count
+    n = math.prod(root)
+    item_lowering = Lowering(kb, layout, pointers, item)
+    if n == 0:
+        return _serial(kb, item_lowering, root)
+    item_lowering.root = (None,) * len(root)    # (only its rank is read: nothing is written)
+    reads = item_lowering.reads(item.outputs)
+    tiles = _transpose_plan(root, reads)
+    if tiles is not None:
+        return _tiled_transpose(kb, item_lowering, root, *tiles)
+    width, vectored = _vector_plan(item, root, reads)
+    if width:
+        return _vector(kb, item_lowering, root, width, vectored, outline.launch)
+    return _serial(kb, item_lowering, root)
 
+
+def _store_outputs(kb, lowering, linear):
+    """Store every output of the item at the root position `linear` (scalar stores)."""
+    at_root = identity_index(len(lowering.root))
+    for v in lowering.item.outputs:
+        kb.store(lowering.value(v, at_root, False), lowering.pointers[v], linear)
+
+
+# Each schedule below takes `item_lowering`, the item's Lowering that listed its reads, and
+# makes a sibling of it (sharing what it worked out) for each element it writes.
+
+def _element_loop(kb, item_lowering, root, first, stride):
+    """A grid-stride loop over the root positions [first, n), one element per step."""
     def body(kb, linear):
-        lowering = Lowering(kb, layout, pointers, item)
-        lowering.root = lowering.unravel(linear, root)
-        at_root = identity_index(len(root))
-        for v in item.outputs:
-            kb.store(lowering.value(v, at_root, False), pointers[v], linear)
+        lowering = item_lowering.sibling()
+        lowering.at_linear(linear, root)
+        _store_outputs(kb, lowering, linear)
+    kb.for_(first, kb.constant(math.prod(root), "i64"), stride, [], body)
 
-    kb.for_(kb.global_index(), n, kb.grid_size(), [], body)
+
+def _serial(kb, item_lowering, root):
+    _element_loop(kb, item_lowering, root, kb.global_index(), kb.grid_size())
     return kb.finish(), math.prod(root)
 
+
+# ---- vector -----------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _vectorizable(dtype):
+    return numpy_dtype(dtype).itemsize in VECTOR_WIDTHS
+
+
+def _vector_plan(item, root, reads):
+    """(width, the reads that move as vectors), or (0, ()) when nothing would."""
+    here = position_expression(root)
+    vectored = [key for key, address in reads.items()
+                if address == here and _vectorizable(key[0].type.dtype)]
+    sizes = [numpy_dtype(v.type.dtype).itemsize for v in item.outputs
+             if _vectorizable(v.type.dtype)]
+    sizes += [numpy_dtype(key[0].type.dtype).itemsize for key in vectored]
+    if not sizes:
+        return 0, ()
+    return VECTOR_BYTES // max(sizes), vectored
+
+
+def _vector(kb, item_lowering, root, width, vectored, launch):
+    from accy.lowering.kernelize import Schedule     # (kernelize imports this module)
+    item, pointers = item_lowering.item, item_lowering.pointers
+    n = math.prod(root)
+    count = n // width
+    at_root = identity_index(len(root))
+    # when the innermost non-unit dim holds whole vectors, lanes differ in that dim only
+    sizes = [size for size in root if size != 1]
+    whole_rows = bool(sizes) and sizes[-1] % width == 0
+
+    def body(kb, vector):
+        base = kb.op("mul", vector, kb.constant(width, "i64"))
+        lanes = {}                  # input -> its vector, loaded once however often it is read
+        for key in vectored:
+            if key[0] not in lanes:
+                lanes[key[0]] = kb.vload(pointers[key[0]], base, width)
+        invariant, lowerings = {}, []
+        values = {v: [] for v in item.outputs}
+        for lane in range(width):
+            lowering = item_lowering.sibling(invariant)
+            lowering.at_linear(base, root, lane,
+                               lowerings[0].root if lane and whole_rows else None)
+            for key in vectored:
+                lowering.preload(key, lanes[key[0]][lane])
+            for v in item.outputs:
+                values[v].append(lowering.value(v, at_root, False))
+            lowerings.append(lowering)
+        for v, xs in values.items():        # stored after every lane is read: in place is safe
+            if _vectorizable(v.type.dtype):
+                kb.vstore(xs, pointers[v], base)
+                continue
+            for x, lowering in zip(xs, lowerings):
+                kb.store(x, pointers[v], lowering.root.linear)
+
+    first, stride = kb.global_index(), kb.grid_size()
+    if count:
+        kb.for_(first, kb.constant(count, "i64"), stride, [], body)
+    if n % width:
+        tail = kb.op("add", first, kb.constant(count * width, "i64")) if count else first
+        _element_loop(kb, item_lowering, root, tail, stride)
+    return kb.finish(), Schedule(launch, "vector")
+
+
+# ---- tiled transpose --------------------------------------------------------------------------
+
+def _transpose_plan(root, reads):
+    """(a, inner, staged reads) for a tiled transpose (see the module doc), or None: `inner`
+    is the output's innermost non-unit dim, `a` the output dim the staged reads walk at
+    stride +-1; the staged reads fit the static shared memory."""
+    inner = next((d for d in reversed(range(len(root))) if root[d] != 1), None)
+    if inner is None:
+        return None
+    a, staged, used = None, [], 0
+    for key, address in reads.items():
+        if address is None or address[0] != "affine" or abs(address[1][inner]) <= 1:
+            continue            # clamped, gathered or reshaped; or coalesced along the rows
+        along = [d for d, c in enumerate(address[1]) if abs(c) == 1 and root[d] != 1]
+        if not along or (a is not None and along[-1] != a):
+            continue
+        size = TILE * (TILE + 1) * numpy_dtype(_staged_dtype(key[0].type.dtype)).itemsize
+        if used + size > STATIC_SHARED:
+            break
+        a, used = along[-1], used + size
+        staged.append(key)
+    return (a, inner, staged) if staged else None
+
+
+def _staged_dtype(dtype):
+    return "u8" if dtype == "i1" else dtype         # (shared memory holds no i1)
+
+
+def _tiled_transpose(kb, item_lowering, root, a, inner, staged):
+    from accy.lowering.kernelize import Schedule     # (kernelize imports this module)
+    batch = [d for d in range(len(root)) if d not in (a, inner)]
+    batches = math.prod(root[d] for d in batch)
+    tiles_a, tiles_b = -(-root[a] // TILE), -(-root[inner] // TILE)
+    shared = {key: kb.shared(_staged_dtype(key[0].type.dtype), TILE * (TILE + 1))
+              for key in staged}
+    tx, ty = (kb.convert(kb.special(f"tid.{axis}"), "i64") for axis in "xy")
+    const = {n: kb.constant(n, "i64") for n in (TILE, TILE + 1, TILE_ROWS, root[a], root[inner])}
+
+    def tile(kb, z, ta, tb):
+        index = dict(zip(batch, item_lowering.unravel(z, [root[d] for d in batch])))
+        a0, b0 = (kb.op("mul", t, const[TILE]) for t in (ta, tb))
+
+        def rows(reading, write):
+            """For each row j of the tile this thread takes: `write(lowering, slot)` at the
+            element (a0 + tx, b0 + j) when `reading`, else (a0 + j, b0 + tx), if it is in
+            range; `slot` is the element's place in a shared tile."""
+            def row(kb, j):
+                at_a, at_b = (tx, j) if reading else (j, tx)
+                dims = dict(index)
+                dims[a], dims[inner] = kb.op("add", a0, at_a), kb.op("add", b0, at_b)
+                ok = kb.op("and", kb.cmp("LT", dims[a], const[root[a]]),
+                           kb.cmp("LT", dims[inner], const[root[inner]]))
+
+                def then(kb):
+                    lowering = item_lowering.sibling()
+                    lowering.root = [dims[d] for d in range(len(root))]
+                    write(lowering, kb.op("add", kb.op("mul", at_b, const[TILE + 1]), at_a))
+                kb.if_(ok, then)
+            kb.for_(ty, const[TILE], const[TILE_ROWS], [], row)
+
+        def stage(lowering, slot):
+            for key, tile in shared.items():
+                kb.store(kb.convert(lowering.value(*key), pointee(tile.type)), tile, slot)
+
+        def compute(lowering, slot):
+            for key, tile in shared.items():
+                lowering.preload(key, kb.convert(kb.load(tile, slot), key[0].type.dtype))
+            _store_outputs(kb, lowering, lowering.materialize(position_expression(root)))
+
+        rows(True, stage)
+        kb.barrier()
+        rows(False, compute)
+        kb.barrier()            # the tile is read before the block's next tile overwrites it
+
+    def grid(axis, count, body):
+        """A grid-stride loop over [0, count) along the grid's `axis`, then `body`."""
+        return lambda kb, *outer: kb.for_(
+            kb.convert(kb.special(f"ctaid.{axis}"), "i64"), kb.constant(count, "i64"),
+            kb.convert(kb.special(f"nctaid.{axis}"), "i64"), [],
+            lambda kb, i: body(kb, *outer, i))
+
+    tiles = grid("y", tiles_a, grid("x", tiles_b, tile))
+    if batches == 1:
+        tiles(kb, None)         # (no batch index to walk)
+    else:
+        grid("z", batches, tiles)(kb)
+    launch = Launch((min(tiles_b, GRID_X_LIMIT), min(tiles_a, GRID_YZ_LIMIT),
+                     min(batches, GRID_YZ_LIMIT)), (TILE, TILE_ROWS, 1))
+    return kb.finish(), Schedule(launch, "tiled_transpose")
+
+
+# ---- the values of a work item's ops ----------------------------------------------------------
 
 class Lowering:
     """Computes the values of a work item's ops at symbolic indices of the item's root shape
     (`root`: one kl i64 value per root dim), loading the item's inputs through the composed
     index maps. Everything it builds is remembered per scope: `push()` before writing the
     body of a loop whose root dims change, `pop()` after it, so a value computed inside the
-    loop is never reused outside it."""
+    loop is never reused outside it.
 
-    def __init__(self, kb, layout, pointers, item):
+    `memo` holds what does not depend on the element: each op's operand reads and each input
+    read's address at given index expressions; `sibling` makes Lowerings sharing it.
+    `invariant`: a dict shared by lowerings of one block (the lanes of a vector) holding the
+    values at constant indices, computed once for all."""
+
+    def __init__(self, kb, layout, pointers, item, invariant=None, memo=None):
         self.kb, self.layout, self.pointers, self.item = kb, layout, pointers, item
         self.inputs = set(item.inputs)
+        self.invariant = invariant
+        self.memo = {} if memo is None else memo
         self.scopes = [({}, {})]    # per scope: (value, index exprs, clamped) -> kl value,
         self.root = []              # and index expression -> kl i64 value
+        self.position = None        # the expression of the root's row-major position
+
+    def sibling(self, invariant=None):
+        """A new Lowering of the same item sharing this one's `memo`."""
+        return Lowering(self.kb, self.layout, self.pointers, self.item, invariant, self.memo)
 
     def push(self):
         self.scopes.append(({}, {}))
@@ -96,9 +320,46 @@ class Lowering:
         element), which the planner lets the item read only there."""
         self.scopes[-1][0][v] = value
 
+    def preload(self, key, value):
+        """Make `value` what the input read `key` (input, index exprs, clamped; see `reads`)
+        gives in the current scope: a lane of a vector, an element of a shared tile."""
+        self.scopes[-1][0][key] = value
+
+    def at_linear(self, base, shape, offset=0, row=None):
+        """Make the root the row-major multi-index of position `base + offset` in `shape`
+        (written lazily: an item that only reads at its own position needs no division).
+        `row`: the root of position `base`, when `base + offset` is in its row."""
+        self.root = _Unraveled(self.kb, base, offset, shape, row)
+        self.position = position_expression(shape)
+
+    def reads(self, values):
+        """Every input read that computing `values` at the root's own index makes, without
+        writing anything: {(input, index exprs, clamped): the read's row-major position as
+        an index expression (see `address`), or None for a clamped read}. A gathered index
+        is a placeholder here."""
+        todo = [(v, identity_index(len(self.root)), False) for v in reversed(values)]
+        found, seen = {}, set()
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            v, idx, clamped = key
+            if v in self.inputs:
+                if 0 not in v.type.shape:
+                    found[key] = None if clamped else self.address(v, idx)
+                continue
+            op = v.owner
+            if op.name in ("tensor.constant", "tensor.iota"):
+                continue
+            if op.name == "tensor.gather":
+                todo.append((op.operands[0], _gathered(op, idx, ("leaf", None)), clamped))
+            todo += [read[:3] for read in reversed(self.operand_reads(op, idx, clamped))]
+        return found
+
     # ---- index expressions -------------------------------------------------------------------
     # ("affine", coeffs over the root dims, offset) | ("sum", ((coeff, expr), ...), offset)
-    # | ("floordiv", expr, d) | ("mod", expr, n); all evaluate to i64
+    # | ("floordiv", expr, d) | ("mod", expr, n) | ("leaf", kl value); all evaluate to i64
 
     def unravel(self, linear, shape):
         """The row-major multi-index of `linear` in `shape` (kl i64 values)."""
@@ -118,7 +379,11 @@ class Lowering:
             return found
         kb = self.kb
         kind = e[0]
-        if kind == "affine":
+        if e == self.position:
+            out = self.root.linear
+        elif kind == "leaf":
+            out = e[1]
+        elif kind == "affine":
             terms = [(c, self.root[j]) for j, c in enumerate(e[1]) if c]
             out = self._combine(terms, e[2])
         elif kind == "sum":
@@ -161,10 +426,21 @@ class Lowering:
                 out.append(("affine", (0,) * len(self.root), 0) if size == 1 else
                            ("mod", _div(lin, s), size))
             return tuple(out), []
-        raise UnsupportedError(f"an index map of kind '{m.kind}' (gather) is not lowered")
+        raise UnsupportedError(f"an index map of kind '{m.kind}' is not lowered inside a chain")
 
     def linear(self, coeffs, idx, offset):
         return _linear(len(self.root), coeffs, idx, offset)
+
+    def address(self, v, idx):
+        """The row-major position in input `v` at index expressions `idx`, as one expression
+        (unit dims are always read at 0)."""
+        found = self.memo.get((v, idx))
+        if found is None:
+            shape = v.type.shape
+            found = self.memo[(v, idx)] = self.linear(
+                tuple(s if n != 1 else 0 for s, n in zip(row_major_strides(shape), shape)),
+                idx, 0)
+        return found
 
     def condition(self, guards):
         """The i1 that holds where every guard does."""
@@ -190,26 +466,20 @@ class Lowering:
             return found
         key = (v, idx, clamped)
         found = self._find(0, key)
-        if found is None:
-            found = self.scopes[-1][0][key] = self._value(v, idx, clamped)
+        if found is not None:
+            return found
+        if self.invariant is not None and all(e[0] == "affine" and not any(e[1]) for e in idx):
+            found = self.invariant.get(key)
+            if found is None:
+                found = self.invariant[key] = self._value(v, idx, clamped)
+            return found
+        found = self.scopes[-1][0][key] = self._value(v, idx, clamped)
         return found
 
     def _value(self, v, idx, clamped):
         kb = self.kb
         if v in self.inputs:
-            shape = v.type.shape
-            if 0 in shape:      # an empty operand is only ever read where a guard fails
-                return kb.constant(0, v.type.dtype)
-            terms = []
-            for stride, e, n in zip(row_major_strides(shape), idx, shape):
-                if n == 1:
-                    continue
-                c = self.materialize(e)
-                if clamped:     # a guarded read: keep the address in range; a select drops it
-                    c = kb.op("min", kb.op("max", c, kb.constant(0, "i64")),
-                              kb.constant(n - 1, "i64"))
-                terms.append((stride, c))
-            return kb.load(self.pointers[v], self._combine(terms, 0))
+            return self._load(v, idx, clamped)
         op = v.owner
         name = op.name.removeprefix("tensor.")
         dtype = v.type.dtype
@@ -221,31 +491,64 @@ class Lowering:
             return kb.constant(array[0].item() if array.size else 0, dtype)
         if name == "iota":
             return kb.convert(self.materialize(idx[op.attributes["iota_dimension"]]), dtype)
-        maps = [self.layout.index_map(op, i) for i in range(len(op.operands))]
-        if any(m is None for m in maps):
-            raise UnsupportedError(f"'{op.name}' has no index map to lower through")
-        if name in ("pad", "concatenate"):
-            return self._guarded(op, maps, idx)
-        args = []
-        for operand, m in zip(op.operands, maps):
-            sub, guards = self.apply(m, idx)
-            args.append(self.value(operand, sub, clamped or bool(guards)))
+        reads = self.operand_reads(op, idx, clamped)
+        args = [self.value(operand, sub, c) for operand, sub, c, _ in reads]
+        if name == "gather":
+            return self._gather(op, args[0], idx, clamped)
+        if name == "pad":
+            guards = reads[0][3]
+            return kb.op("select", self.condition(guards), *args) if guards else args[0]
+        if name == "concatenate":
+            out = args[-1]
+            for x, read in zip(reversed(args[:-1]), reversed(reads[:-1])):
+                out = kb.op("select", self.condition(read[3]), x, out)
+            return out
         return self.compute(op, name, args, dtype)
 
-    def _guarded(self, op, maps, idx):
+    def operand_reads(self, op, idx, clamped):
+        """(operand, its index expressions, clamped, guards) for each operand of `op` read at
+        `idx` through its index map: a read under a guard that may fail (pad, concatenate)
+        is clamped into range, and a select drops it where the guard fails. A gather's data
+        operand is left out: it is read at the loaded index (`_gather`)."""
+        key = (op, idx, clamped)
+        found = self.memo.get(key)
+        if found is None:
+            operands = op.operands[1:] if op.name == "tensor.gather" else op.operands
+            found = []
+            for i, operand in enumerate(operands, len(op.operands) - len(operands)):
+                m = self.layout.index_map(op, i)
+                if m is None:
+                    raise UnsupportedError(f"'{op.name}' has no index map to lower through")
+                sub, guards = self.apply(m, idx)
+                found.append((operand, sub, clamped or bool(guards), guards))
+            self.memo[key] = found
+        return found
+
+    def _load(self, v, idx, clamped):
         kb = self.kb
-        if op.name == "tensor.pad":
-            sub, guards = self.apply(maps[0], idx)
-            inner = self.value(op.operands[0], sub, True)
-            pad_sub, _ = self.apply(maps[1], idx)
-            fill = self.value(op.operands[1], pad_sub, False)
-            return kb.op("select", self.condition(guards), inner, fill) if guards else inner
-        out = None
-        for operand, m in reversed(list(zip(op.operands, maps))):
-            sub, guards = self.apply(m, idx)
-            x = self.value(operand, sub, True)
-            out = x if out is None else kb.op("select", self.condition(guards), x, out)
-        return out
+        shape = v.type.shape
+        if 0 in shape:      # an empty operand is only ever read where a guard fails
+            return kb.constant(0, v.type.dtype)
+        if not clamped:
+            return kb.load(self.pointers[v], self.materialize(self.address(v, idx)))
+        terms = []
+        for stride, e, n in zip(row_major_strides(shape), idx, shape):
+            if n == 1:
+                continue
+            # a guarded read: keep the address in range; a select drops it
+            c = kb.op("min", kb.op("max", self.materialize(e), kb.constant(0, "i64")),
+                      kb.constant(n - 1, "i64"))
+            terms.append((stride, c))
+        return kb.load(self.pointers[v], self._combine(terms, 0))
+
+    def _gather(self, op, index, idx, clamped):
+        """The data at the loaded `index`, clamped into the gathered dim as the reference
+        clamps out-of-range indices (after converting them to i64, as it does)."""
+        kb = self.kb
+        k = kb.convert(index, "i64")
+        top = op.operand_types[0].shape[op.attributes["axis"]] - 1
+        k = kb.op("min", kb.op("max", k, kb.constant(0, "i64")), kb.constant(top, "i64"))
+        return self.value(op.operands[0], _gathered(op, idx, ("leaf", k)), clamped)
 
     def compute(self, op, name, args, dtype):
         """The value of elementwise or element-moving `op` (named `name`) from its operand
@@ -281,9 +584,76 @@ class Lowering:
         raise UnsupportedError(f"'{op.name}' is not lowered in an elementwise kernel")
 
 
+@lru_cache(maxsize=64)
 def identity_index(rank):
     """Index expressions reading a value of the root's shape at the root's own index."""
     return tuple(("affine", tuple(int(j == d) for j in range(rank)), 0) for d in range(rank))
+
+
+@lru_cache(maxsize=1024)
+def position_expression(shape):
+    """The row-major position in a root of `shape` as an index expression (unit dims, always
+    0, have coefficient 0 as in every normalized map)."""
+    return ("affine", tuple(s if n != 1 else 0 for s, n in
+                            zip(row_major_strides(shape), shape)), 0)
+
+
+class _Unraveled:
+    """The row-major multi-index of position `base + offset` in `shape` as a sequence of kl
+    i64 values, each dim (and the position itself, `linear`) written when first used. `row`:
+    the multi-index of `base` when `base + offset` lies in its row (of the innermost non-unit
+    dim): then only that dim differs."""
+
+    def __init__(self, kb, base, offset, shape, row=None):
+        self.kb, self.base, self.offset, self.shape, self.row = kb, base, offset, shape, row
+        self.strides, self.outer, self.inner = _unravel_facts(shape)
+        self.dims = [None] * len(shape)
+        self._linear = None
+
+    def __len__(self):
+        return len(self.shape)
+
+    @property
+    def linear(self):
+        if self._linear is None:
+            kb = self.kb
+            self._linear = self.base if not self.offset else \
+                kb.op("add", self.base, kb.constant(self.offset, "i64"))
+        return self._linear
+
+    def __getitem__(self, d):
+        found = self.dims[d]
+        if found is None:
+            kb, n, stride = self.kb, self.shape[d], self.strides[d]
+            if self.row is not None:    # base's row: only the inner dim moves, by offset
+                found = self.row[d] if d != self.inner else \
+                    kb.op("add", self.row[d], kb.constant(self.offset, "i64"))
+            elif n == 1:
+                found = kb.constant(0, "i64")
+            else:
+                found = self.linear if stride == 1 else \
+                    kb.op("div", self.linear, kb.constant(stride, "i64"))
+                if d != self.outer:     # (the outermost dim needs no remainder: linear < n)
+                    found = kb.op("rem", found, kb.constant(n, "i64"))
+            self.dims[d] = found
+        return found
+
+
+@lru_cache(maxsize=1024)
+def _unravel_facts(shape):
+    """(row-major strides, the outermost and the innermost non-unit dim) of `shape`."""
+    dims = [d for d, n in enumerate(shape) if n != 1]
+    return row_major_strides(shape), (dims[0] if dims else None), (dims[-1] if dims else None)
+
+
+def _gathered(op, idx, leaf):
+    """The data's index expressions for a gather's output at `idx`: the gathered dim is
+    `leaf` (the loaded, clamped index), the index dims (`take`) or dim (`along_axis`) of
+    the output are dropped."""
+    axis = op.attributes["axis"]
+    taken = len(op.operand_types[1].shape) if op.attributes.get("mode", "take") == "take" \
+        else 1
+    return tuple(idx[:axis]) + (leaf,) + tuple(idx[axis + taken:])
 
 
 def _linear(rank, coeffs, idx, offset):

@@ -17,11 +17,13 @@ is no kernel: its outline has no launch and holds the outlines of its cond and b
 
 Launch domains (grid, block, shared bytes), from the target profile's generated schedules:
 the domain each kind's throughput kernel is planned for. (A lowering launches its kernel with
-the domain it was written for: today's serial baselines use `LoweredKernel.launch`.)
+the domain it was written for, `LoweredKernel.launch`: the serial baselines and some throughput
+schedules pick their own.)
 Grid dims are capped at CUDA's limits (x 2^31 - 1, y and z 65535); every kernel strides over
 whatever its grid does not cover (a grid-stride loop per dim), so a capped grid stays correct.
 - elementwise, shape: 256 threads, each covering one vector of the output's vector width per
-  grid-stride step; one block per 256 vectors.
+  grid-stride step; one block per 256 vectors. (A shape item that transposes is lowered as
+  32 x 32 tiles through shared memory with a launch of its own: accy/lowering/elementwise.py.)
 - row_pipeline and row reductions: the row schedule's threads per row; up to 32 threads per
   row pack 256 / threads rows in a block, more take a block per row. Shared memory holds the
   per-warp partials, and, for a row_pipeline whose row does not fit in registers (threads x
