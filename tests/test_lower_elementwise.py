@@ -63,6 +63,7 @@ def test_vector_schedule_per_dtype_and_size(dtype, size, rng, ptxas):  # noqa: F
     exe = check(lambda x, y: ops.maximum(x * y - x, y), [x, y], ["vector"], ptxas)
     width = 16 // numpy_dtype(dtype).itemsize
     assert (f".v{min(width, 4)}." in exe.ptx) == (size >= width)   # (8 halves: 4 words)
+    assert exe.kernels[0].launch.grid == (-(-size // (256 * width)), 1, 1)
 
 
 @pytest.mark.parametrize("dtype", ["i8", "u8", "i1"])

@@ -27,7 +27,8 @@ a schedule from them:
   `kl.vstore` (every buffer starts 256-byte aligned, so every vector is aligned); the other
   reads (broadcasts, moved or guarded elements, 1-byte dtypes) and 1-byte stores are scalar
   per lane, and values at constant indices are computed once per vector. A scalar tail loop
-  takes the last n % width elements. Launched with the outline's domain.
+  takes the last n % width elements. The outline's domain for that width: blocks of 256
+  threads, one per 256 vectors.
 - `serial`: otherwise (only 1-byte dtypes, or no elements): one element per thread and
   grid-stride step, the baseline launch.
 
@@ -43,7 +44,7 @@ import numpy as np
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, pointee, ptr_type, scalar
-from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
+from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, Launch
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.dialect import default_compare_type
 
@@ -93,7 +94,7 @@ def lower_elementwise(context, block, outline, item, layout, target=None):
         return _tiled_transpose(kb, item_lowering, root, *tiles)
     width, vectored = _vector_plan(item, root, reads)
     if width:
-        return _vector(kb, item_lowering, root, width, vectored, outline.launch)
+        return _vector(kb, item_lowering, root, width, vectored)
     return _serial(kb, item_lowering, root)
 
 
@@ -141,7 +142,7 @@ def _vector_plan(item, root, reads):
     return VECTOR_BYTES // max(sizes), vectored
 
 
-def _vector(kb, item_lowering, root, width, vectored, launch):
+def _vector(kb, item_lowering, root, width, vectored):
     from accy.lowering.kernelize import Schedule     # (kernelize imports this module)
     item, pointers = item_lowering.item, item_lowering.pointers
     n = math.prod(root)
@@ -181,7 +182,9 @@ def _vector(kb, item_lowering, root, width, vectored, launch):
     if n % width:
         tail = kb.op("add", first, kb.constant(count * width, "i64")) if count else first
         _element_loop(kb, item_lowering, root, tail, stride)
-    return kb.finish(), Schedule(launch, "vector")
+    # the outline's domain for this width (the outline knows only the output's dtype)
+    blocks = min(max(1, -(-n // (THREADS * width))), GRID_X_LIMIT)
+    return kb.finish(), Schedule(Launch((blocks, 1, 1), (THREADS, 1, 1)), "vector")
 
 
 # ---- tiled transpose --------------------------------------------------------------------------
