@@ -572,3 +572,33 @@ def test_bad_tensor_core_ops_fail_verification(build, message):
     kb.finish()
     with pytest.raises(VerifyError, match=message):
         m.verify()
+
+
+# ---- approximate exp2 ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tier", ("exact", "fast"))
+def test_approx_exp2_is_the_hardware_ex2_in_every_tier(tier, rng, dev, ptxas):
+    """kl.exp2 {approx}: ex2.approx.ftz.f32 (within 2 ulp; subnormal results flushed to 0)
+    whatever the math tier, while a plain exp2 stays exact under the exact tier."""
+    m, kb = _kernel("ex2", [ptr_type("f32"), ptr_type("f32")])
+    x, out = kb.params
+    g = kb.global_index()
+    kb.store(kb.op("exp2", kb.load(x, g), approx=True), out, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80", math_tier=tier)
+    ptxas(text)
+    assert text.count("ex2.approx.ftz.f32") == 1 and "fma.rn.f64" not in text
+    xs = np.concatenate([rng.uniform(-120, 120, 125), [0.0, -np.inf, -130.0]]).astype(
+        np.float32)
+    (got,) = _launch(dev, text, "ex2", [xs], [xs], rng)
+    want = np.exp2(xs.astype(np.float64))
+    np.testing.assert_allclose(got[:126], want[:126], rtol=2.0 ** -21)
+    assert got[126] == 0 and got[127] == 0       # exp2(-inf); 2^-130 is subnormal: flushed
+
+
+def test_approx_exp2_is_for_f32_only():
+    m, kb = _kernel("bad", [ptr_type("f32")])
+    kb.op("exp2", kb.constant(1.0, "f16"), approx=True)
+    kb.finish()
+    with pytest.raises(VerifyError, match="approx is for f32 only"):
+        m.verify()

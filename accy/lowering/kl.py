@@ -19,7 +19,9 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   `kl.fma` (a * b + c rounded once for floats; wrapping for integers), `kl.select %c, %a, %b`,
   `kl.cmp {predicate}` -> i1 (EQ, NE, LT, LE, GT, GE; every predicate but NE is false on NaN;
   i1 compares as unsigned, false < true), `kl.convert` (the tensor dialect's `convert`
-  semantics), `kl.shr {arithmetic}`.
+  semantics), `kl.shr {arithmetic}`, `kl.exp2 {approx}` (f32 only: the hardware's
+  approximation in any math tier, about 2 ulp with subnormal results flushed to zero, for
+  kernels whose results are approximate anyway, such as an online softmax).
 - memory: `kl.load %ptr, %index` -> element; `kl.store %value, %ptr, %index`. Indices count
   elements (i64); the pointer is global or shared. `kl.vload {}` -> `width` elements at
   `index, index + 1, ...` in one access, `kl.vstore %values..., %ptr, %index` likewise: the
@@ -379,6 +381,12 @@ def _verify_if(op):
     return None
 
 
+def _verify_exp2(op):
+    if op.attributes.get("approx", False) and op.result_types != (scalar("f32"),):
+        return "approx is for f32 only"
+    return _scalars(op)
+
+
 def _verify_special(op):
     if op.attributes["register"] not in SPECIAL_REGISTERS:
         return f"register must be one of {', '.join(SPECIAL_REGISTERS)}"
@@ -458,7 +466,9 @@ def _rows():
                    attributes={"arithmetic": (bool, False)} if name == "shr" else {})
              for name in KL_BINARY]
     rows += [OpDef(f"kl.{name}", operands=1, results=1,
-                   traits=PURE if name == "is_finite" else _SAME, verify=_scalars)
+                   traits=PURE if name == "is_finite" else _SAME,
+                   verify=_verify_exp2 if name == "exp2" else _scalars,
+                   attributes={"approx": (bool, False)} if name == "exp2" else {})
              for name in KL_UNARY]
     return rows
 

@@ -70,7 +70,7 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
 - fast tier (f32, and f16/bf16 through f32): add/sub/mul/fma .ftz, div.full.ftz,
   sqrt.approx.ftz, rsqrt.approx.ftz, ex2.approx.ftz (exp, exp2, logistic with rcp.approx),
   lg2.approx.ftz (log), tanh.approx, sin/cos.approx.ftz; expm1, log1p, erf, pow and rem stay
-  exact. f64 is the same in both tiers.
+  exact. f64 is the same in both tiers. `kl.exp2 {approx}` is ex2.approx.ftz.f32 in both.
 - convert: float->float and int->float round once (cvt.rn; int->bf16 and f64->bf16 through an
   f32 rounded to odd, since sm_80 has no direct form); float->int `cvt.rzi` (saturating, NaN ->
   0), clamped for i16/i8/u8; int->int truncates and re-extends; to i1 `x != 0` (setp.ne/.neu);
@@ -796,6 +796,8 @@ class _Kernel:
             d = self._bool(name, args)
         elif dtype in BITS:
             d = self._int(name, dtype, args, op.operands)
+        elif name == "exp2" and op.attributes.get("approx", False):
+            d = self._f32_fast(name, args[0])
         else:
             d = self._float(name, dtype, args)
         self.define(op.results[0], d)
