@@ -13,10 +13,10 @@ once per trip of a host loop. Lowered today: elementwise and shape items
 (`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
 a thread per row), scan items (`accy/lowering/scan.py`, warp, block or multi-block
 schedules, a thread per row or column otherwise), dot_general items
-(`accy/lowering/dot.py`, the FMA path, a thread per output element), attention composites
-(`accy/lowering/attention.py`, a thread per query row); a kernel_call passes its user PTX
-through with its declared launch (checked by ptxas when installed); every other kind falls
-back.
+(`accy/lowering/dot.py`, the FMA path, a thread per output element), flash_attention items,
+composite or decomposed (`accy/lowering/attention.py`, the flash kernel on tensor cores, else
+a thread per query row); a kernel_call passes its user PTX through with its declared launch
+(checked by ptxas when installed); every other kind falls back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch

@@ -1,0 +1,238 @@
+"""Attention lowering (accy/lowering/attention.py): the flash kernel ("flash" schedule: Q in
+mma fragments, K/V tiles through a cp.async double buffer, S = Q·Kᵀ and P·V on mma.sync,
+an online softmax in f32) for f16/bf16 with head dims 64 and 128, on the composite
+`ops.attention` and on the decomposed pattern the planner recognizes (never a host
+fallback), causal, not, or with an additive mask, at sequence lengths that are not
+multiples of the tiles; the thread-per-row kernel ("serial") for the rest. Results are
+compared with numpy's float64 softmax(q·kᵀ·scale + mask)·v within the error of f16/bf16
+probabilities and f32 sums; every PTX text goes through ptxas for sm_80 and sm_90 with no
+register spills. Inputs are fresh normal values, never zeros."""
+import math
+import re
+import shutil
+import subprocess
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import accy
+import accy.ops as ops
+from accy.frontend.jit import signature, trace
+from accy.passes import PassManager
+
+PTXAS = shutil.which("ptxas")
+NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
+UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roundoff
+_ASSEMBLED = set()
+
+
+def assemble(ptx, tmp_path):
+    """ptxas accepts `ptx` for sm_80 and sm_90 with no spills (each text once per session)."""
+    if PTXAS is None or ptx in _ASSEMBLED:
+        return
+    for arch in ("sm_80", "sm_90"):
+        path = tmp_path / f"attention_{arch}.ptx"
+        path.write_text(re.sub(r"^\.target sm_\d+", f".target {arch}", ptx, flags=re.M))
+        done = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o",
+                               str(tmp_path / "attention.cubin")], capture_output=True, text=True)
+        assert done.returncode == 0, f"ptxas -arch={arch}:\n{done.stderr}"
+        spills = re.findall(r"(\d+) bytes spill (?:stores|loads)", done.stderr)
+        assert spills and all(s == "0" for s in spills), f"{arch} spills:\n{done.stderr}"
+    _ASSEMBLED.add(ptx)
+
+
+def draw(rng, shape, dtype):
+    """Fresh normal values (never zero) rounded to `dtype`."""
+    return rng.standard_normal(shape).astype(NP[dtype])
+
+
+def f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+def reference(q, k, v, scale, mask=None, causal=False, score_dtype=None):
+    """softmax(q·kᵀ·scale + mask)·v in float64 (the dot rounded to `score_dtype` first when
+    the program rounds it), and P·|v|, the scale of the error of rounded probabilities."""
+    s = np.einsum("...id,...jd->...ij", f64(q), f64(k))
+    if score_dtype is not None:
+        s = f64(s.astype(NP[score_dtype]))
+    s = s * scale
+    if mask is not None:
+        s = s + f64(mask)
+    if causal:
+        i, j = np.indices(s.shape[-2:])
+        s = np.where(j > i, -np.inf, s)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return p @ f64(v), p @ np.abs(f64(v))
+
+
+def assert_close(got, q, k, v, scale, dtype, **kw):
+    """`got` is the attention within the error of probabilities rounded to `dtype` (and of
+    scores from f32 sums of d products, each exact), of f32 sums over the keys, and of the
+    result's rounding to `dtype`."""
+    want, weight = reference(q, k, v, scale, **kw)
+    u, d, sk = UNIT[dtype], q.shape[-1], k.shape[-2]
+    score = d * 2.0 ** -23 * scale * np.einsum("...id,...jd->...ij", np.abs(f64(q)),
+                                               np.abs(f64(k))).max(-1, keepdims=True)
+    if kw.get("score_dtype"):       # the dot rounded to that dtype: one rounding either way
+        score += UNIT[kw["score_dtype"]] * scale * np.abs(
+            np.einsum("...id,...jd->...ij", f64(q), f64(k))).max(-1, keepdims=True)
+    bound = 2 * ((u + 2 * score + sk * 2.0 ** -23) * weight + u * np.abs(want)) + 1e-6
+    err = np.abs(f64(got) - want)
+    bad = ~(err <= bound)
+    assert not bad.any(), f"{bad.sum()} of {bad.size} off; worst at " \
+        f"{np.unravel_index(np.argmax(err - bound), err.shape)}: got " \
+        f"{f64(got).reshape(-1)[np.argmax(err - bound)]}, want " \
+        f"{want.reshape(-1)[np.argmax(err - bound)]}"
+
+
+def decomposed(fn, args):
+    """The module of `fn` with its attention composite replaced by the primitive ops it
+    means (the decompose-attention pass): the planner's pattern, a flash_attention item with
+    roles."""
+    module, _ = trace(fn, [signature(a) for a in args])
+    PassManager("decompose-attention").run(module)
+    return module
+
+
+def compile_and_run(program, args, tmp_path, schedule):
+    """Compile, check the attention kernel's schedule, that nothing runs on the host and the
+    PTX; the result on the emulator."""
+    exe = accy.compile(program, *args)
+    assemble(exe.ptx, tmp_path)
+    attention = [k for k in exe.kernels if k.kind == "flash_attention"]
+    assert [k.schedule for k in attention] == [schedule], exe.report()
+    assert exe.fallbacks == (), exe.report()
+    got = exe.run(*args, device="emulator")
+    return got[0] if isinstance(got, tuple) else got
+
+
+# ---- the flash path -------------------------------------------------------------------------
+
+# (form, mask, batch, heads, seq_q, seq_k, head dim, dtype): every sequence length with each
+# mask, both head dims and dtypes, both forms; a few with seq_q != seq_k
+FLASH_CASES = [
+    ("composite", "none", 1, 1, 1, 1, 64, "f16"),
+    ("decomposed", "causal", 1, 2, 17, 17, 128, "bf16"),
+    ("composite", "additive", 2, 1, 64, 64, 64, "bf16"),
+    ("decomposed", "none", 1, 1, 100, 100, 128, "f16"),
+    ("composite", "causal", 1, 1, 130, 130, 64, "f16"),
+    ("decomposed", "additive", 1, 1, 130, 130, 128, "bf16"),
+    ("composite", "causal", 1, 2, 100, 100, 128, "bf16"),
+    ("decomposed", "causal", 1, 1, 64, 64, 64, "f16"),
+    ("composite", "none", 1, 1, 17, 130, 128, "f16"),
+    ("composite", "causal", 1, 1, 17, 100, 64, "f16"),
+    ("decomposed", "causal", 1, 1, 130, 64, 64, "bf16"),
+    ("composite", "additive", 1, 1, 1, 130, 128, "f16"),
+    ("decomposed", "none", 2, 1, 64, 17, 64, "bf16"),
+    ("decomposed", "additive", 1, 2, 17, 100, 64, "f16"),
+    ("composite", "causal", 1, 1, 1, 1, 128, "bf16"),
+]
+
+
+@pytest.mark.parametrize("form,mask,b,h,sq,sk,d,dtype", FLASH_CASES,
+                         ids=["-".join(map(str, c)) for c in FLASH_CASES])
+def test_flash_matches_numpy(form, mask, b, h, sq, sk, d, dtype, rng, tmp_path):
+    q, k, v = draw(rng, (b, h, sq, d), dtype), draw(rng, (b, h, sk, d), dtype), \
+        draw(rng, (b, h, sk, d), dtype)
+    args = [q, k, v]
+    if mask == "additive":
+        args.append(rng.standard_normal((h, sq, sk)).astype(np.float32))
+    causal = mask == "causal"
+
+    def fn(q, k, v, *m):
+        return ops.attention(q, k, v, mask=m[0] if m else None, causal=causal)
+    program = decomposed(fn, args) if form == "decomposed" else fn
+    got = compile_and_run(program, args, tmp_path, "flash")
+    assert got.dtype == NP[dtype] and got.shape == q.shape
+    assert_close(got, q, k, v, 1 / math.sqrt(d), dtype, causal=causal,
+                 mask=args[3] if mask == "additive" else None)
+
+
+def test_a_pattern_written_with_ops_takes_the_flash_path(rng, tmp_path):
+    """Scores from an f16 matmul, softmax in f32 behind a causal `where` on aranges, the
+    probabilities back to f16 for the second matmul: recognized as causal and run flash."""
+    b, h, s, d = 1, 2, 100, 64
+
+    def fn(q, k, v):
+        scores = (q @ ops.transpose(k, (0, 1, 3, 2))).astype("float32") * (1 / math.sqrt(d))
+        keep = ops.arange(s)[None, :] <= ops.arange(s)[:, None]
+        p = ops.softmax(ops.where(keep, scores, -math.inf))
+        return p.astype("float16") @ v
+    q, k, v = (draw(rng, (b, h, s, d), "f16") for _ in range(3))
+    got = compile_and_run(fn, [q, k, v], tmp_path, "flash")
+    assert_close(got, q, k, v, 1 / math.sqrt(d), "f16", causal=True, score_dtype="f16")
+
+
+def test_a_mask_of_iotas_that_is_not_causal_masks_every_tile(rng, tmp_path):
+    """Keys j >= i kept (not the causal mask): no tile is skipped, the select runs on all."""
+    s, d = 100, 64
+
+    def fn(q, k, v):
+        scores = (q @ ops.transpose(k, (0, 1, 3, 2))).astype("float32") * 0.125
+        keep = ops.arange(s)[None, :] >= ops.arange(s)[:, None]
+        return ops.softmax(ops.where(keep, scores, -math.inf)).astype("float16") @ v
+    q, k, v = (draw(rng, (1, 1, s, d), "f16") for _ in range(3))
+    got = compile_and_run(fn, [q, k, v], tmp_path, "flash")
+    i, j = np.indices((s, s))
+    assert_close(got, q, k, v, 0.125, "f16", score_dtype="f16",
+                 mask=np.where(j >= i, 0.0, -np.inf))
+
+
+def test_heads_split_from_one_projection_and_shared_keys(rng, tmp_path):
+    """q read through reshape + transpose of a (batch, seq, heads * d) buffer and k, v of
+    one head broadcast over all heads: strided reads, still the flash kernel."""
+    b, s, h, d = 1, 64, 2, 64
+
+    def fn(x, k, v):
+        q = ops.transpose(x.reshape(b, s, h, d), (0, 2, 1, 3))
+        return ops.attention(q, ops.broadcast_to(k, (b, h, s, d)),
+                             ops.broadcast_to(v, (b, h, s, d)), causal=True)
+    x, k, v = draw(rng, (b, s, h * d), "bf16"), draw(rng, (b, 1, s, d), "bf16"), \
+        draw(rng, (b, 1, s, d), "bf16")
+    got = compile_and_run(fn, [x, k, v], tmp_path, "flash")
+    q = x.reshape(b, s, h, d).transpose(0, 2, 1, 3)
+    kk, vv = np.broadcast_to(k, (b, h, s, d)), np.broadcast_to(v, (b, h, s, d))
+    assert_close(got, q, kk, vv, 1 / math.sqrt(d), "bf16", causal=True)
+
+
+# ---- the serial path ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("form", ["composite", "decomposed"])
+@pytest.mark.parametrize("dtype,d,mask", [("f32", 8, "causal"), ("f32", 4, "additive"),
+                                          ("f16", 5, "causal")])
+def test_the_rest_takes_the_serial_path(form, dtype, d, mask, rng, tmp_path):
+    """f32, and f16 with a head dim other than 64 and 128: a thread per query row."""
+    b, h, s = 1, 2, 9
+    args = [draw(rng, (b, h, s, d), dtype) for _ in range(3)]
+    if mask == "additive":
+        args.append(rng.standard_normal((s, s)).astype(np.float32))
+
+    def fn(q, k, v, *m):
+        return ops.attention(q, k, v, mask=m[0] if m else None, causal=mask == "causal")
+    program = decomposed(fn, args) if form == "decomposed" else fn
+    got = compile_and_run(program, args, tmp_path, "serial")
+    assert_close(got, *args[:3], 1 / math.sqrt(d), dtype, causal=mask == "causal",
+                 mask=args[3] if mask == "additive" else None)
+
+
+def test_the_bundled_attention_graph_runs_as_one_kernel(rng):
+    """GRAPHS["attention"] (f32, written from primitive ops): one serial kernel that matches
+    the reference interpreter."""
+    from accy.examples.graphs import GRAPHS
+    module = GRAPHS["attention"](small=True)
+    args = [draw(rng, (1, 2, 8, 4), "f32") for _ in range(3)]
+    exe = accy.compile(module)
+    assert [(k.kind, k.schedule) for k in exe.kernels] == [("flash_attention", "serial")]
+    assert exe.fallbacks == ()
+    (got,), (want,) = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_f64_runs_on_the_host(rng):
+    """The PTX emitter has no f64 exp: the item is a host fallback under the exact tier."""
+    args = [draw(rng, (1, 1, 5, 4), "f32").astype(np.float64) for _ in range(3)]
+    exe = accy.compile(decomposed(lambda q, k, v: ops.attention(q, k, v), args))
+    assert [f.kind for f in exe.fallbacks] == ["flash_attention"] and "f64" in exe.report()
