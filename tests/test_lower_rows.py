@@ -152,6 +152,20 @@ def test_row_pipelines_streamed_when_shared_memory_is_short(name, shape, schedul
     check_pipeline(name, "f16", shape, schedule, rng, ptxas)
 
 
+@pytest.mark.parametrize("limit,schedule,exps", [(rows.SHARED_LIMIT, "warp per row, shared", 2),
+                                                  (1024, "warp per row, streamed", 4)])
+def test_shared_rows_keep_what_later_passes_read(limit, schedule, exps, monkeypatch, rng,
+                                                 ptxas):
+    """softmax keeps x in shared memory in the pass of its max and exp(x - max) in the pass
+    of its sum, so the output pass divides without computing exp again: exp is written for
+    one pass (its first element and its loop), where a streamed row computes it in two."""
+    monkeypatch.setattr(rows, "SHARED_LIMIT", limit)
+    x = draw(rng, (3, 700), "f32")
+    exe = accy.compile(lambda x: ops.softmax(x), x, target="sm_80")
+    assert str(exe.kernelization.module).count("kl.exp ") == exps
+    check_pipeline("softmax", "f32", (3, 700), schedule, rng, ptxas)
+
+
 @pytest.mark.parametrize("threads,per_thread,shape,schedule", [
     (4, 2, (70, 37), "warp per row, shared"),       # 64 rows of 4 threads per block
     (1, 8, (9, 5), "warp per row, registers"),      # a thread per row, 256 rows per block

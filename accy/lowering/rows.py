@@ -17,9 +17,10 @@ Schedules (`Schedule.name` in the report says which one ran):
   pipeline's later passes and outputs use it at once. What follows the comma says where a row
   pipeline's row is between passes: `registers` when T x elements_per_thread covers the row
   (each thread's elements unrolled, their values kept from pass to pass), `shared` when the
-  row does not fit in registers but the block's rows fit the static shared memory
-  (SHARED_LIMIT; the first pass keeps the first reduction's input there, later passes read it
-  back), else `streamed` (every pass reads and recomputes from global memory).
+  row does not fit in registers but what later passes read of it fits the static shared
+  memory for the block's rows (SHARED_LIMIT; each pass keeps there what later passes read,
+  `_staging`: softmax's x, then exp(x - max)), else `streamed` (every pass reads and
+  recomputes from global memory).
 - `column`: reduced dims not trailing (a reduction item): blocks of 32 x 8 threads, the 32
   threads of a warp on 32 consecutive rows (consecutive addresses when the kept dims are the
   inner ones), the 8 warps each folding a slice of the reduced positions; the 8 partials of a
@@ -102,7 +103,7 @@ class RowShape:
     early: tuple            # full-shape outputs that read no reduction result
     late: tuple             # full-shape outputs that do
     row_outputs: tuple      # outputs with one element per row
-    staged: tuple           # what later passes read of the row (`_frontier`)
+    staged: tuple           # `Staged` values: what passes keep for later passes (`_staging`)
 
     @staticmethod
     def of(item):
@@ -128,7 +129,7 @@ class RowShape:
                         math.prod(full[d] for d in dims), waves,
                         any(reduce_kind(r) is None for r in reduces),
                         tuple(v for v in fulls if v not in late), late, tuple(row_outputs),
-                        _frontier(item, graph, full, results, waves))
+                        _staging(item, graph, full, waves, bool(late)))
 
     @property
     def rank(self):
@@ -175,24 +176,60 @@ def _sources(op):
                 yield from _sources(inner)
 
 
-def _frontier(item, graph, full, results, waves):
-    """The full-shape values computed from the rows' own data (an input as large as the full
-    shape, not broadcast) with no reduction result, that the passes after the first read:
-    softmax's x, layer_norm's widened x, rms_norm's (x + r), not a broadcast weight. A
-    `shared` row pipeline keeps them from the first pass."""
-    later = [op for op in item.ops if op.name != "tensor.reduce" and
-             any(r.type.shape == full and graph.reads(r, results) for r in op.results)]
-    later += [red for wave in waves[1:] for red in wave]
+@dataclass(frozen=True)
+class Staged:
+    """A full-shape value a `shared` row pipeline keeps: computed and stored in pass `written`,
+    read back by the passes after it up to pass `last`."""
+    value: object
+    written: int
+    last: int
+
+
+def _staging(item, graph, full, waves, late):
+    """The values that a pass computes and a later pass reads again: full-shape values made
+    from the rows' own data (an input as large as the full shape, not broadcast). Softmax
+    keeps x in the pass of its max and exp(x - max) in the pass of its sum; layer_norm its
+    widened x, then x - mean. A value's earliest pass follows the waves whose results it
+    reads; an op's pass is when it can first be computed (a reduce's: its wave's)."""
+    wave_of = {r: w for w, wave in enumerate(waves) for red in wave for r in red.results}
+    final = len(waves) - 1 + late
+
+    def earliest(v):
+        return max((w + 1 for r, w in wave_of.items() if graph.reads(v, (r,))), default=0)
+
     size = math.prod(full)
     rows = [v for v in item.inputs if math.prod(v.type.shape) >= size]
-    found = []
-    for op in later:
+    last = {}
+    for op in item.ops:
+        if op.name == "tensor.reduce":
+            at = wave_of[op.results[0]]
+        elif any(r.type.shape == full for r in op.results):
+            at = min(earliest(op.results[0]), final)
+        else:
+            continue
         for v in op.operands:
-            if v.type.shape == full and v not in found and \
-                    graph.reads(v, rows, ("tensor.broadcast_in_dim",)) and \
-                    not graph.reads(v, results):
-                found.append(v)
-    return tuple(found)
+            if v.type.shape == full and graph.reads(v, rows, ("tensor.broadcast_in_dim",)):
+                last[v] = max(last.get(v, 0), at)
+    return tuple(Staged(v, earliest(v), read) for v, read in last.items()
+                 if read > earliest(v))
+
+
+def _stage_slots(staged):
+    """Shared arrays for `staged` values: a value takes the array of one of its dtype whose
+    value is read for the last time no later than the pass that writes it (the pass reads
+    before it writes); else an array of its own. Returns (the arrays' storage dtypes,
+    {value: array index})."""
+    dtypes, free_after, slot = [], [], {}
+    for s in sorted(staged, key=lambda s: s.written):
+        dtype = storage_dtype(s.value.type.dtype)
+        k = next((k for k, d in enumerate(dtypes) if d == dtype and free_after[k] <= s.written),
+                 None)
+        if k is None:
+            k = len(dtypes)
+            dtypes.append(dtype)
+            free_after.append(0)
+        free_after[k], slot[s.value] = s.last, k
+    return tuple(dtypes), slot
 
 
 def _waves(graph, reduces):
@@ -221,7 +258,7 @@ def _choose(shape, outline, target):
         return _PackedRows(shape, threads, "registers")
     rows_per_block = THREADS // threads if threads <= 32 else 1
     stage_bytes = rows_per_block * shape.length * sum(
-        numpy_dtype(storage_dtype(v.type.dtype)).itemsize for v in shape.staged)
+        numpy_dtype(d).itemsize for d in _stage_slots(shape.staged)[0])
     if shape.item.kind == "row_pipeline" and shape.staged and \
             stage_bytes + _collective_bytes(shape, threads) <= SHARED_LIMIT:
         return _PackedRows(shape, threads, "shared")
@@ -327,8 +364,8 @@ class _InsertAfter:
 
 class _Element(Lowering):
     """The values at one element of a row (`offset` along it, an i64): what varies along the
-    row is computed here, the rest comes from the row. `staged`, in a pass after the first of
-    a `shared` row: {staged value: a function loading it at this element}."""
+    row is computed here, the rest comes from the row. `staged`, in a pass of a `shared` row:
+    {value kept by an earlier pass: a function loading it at this element}."""
 
     def __init__(self, row, offset, staged=None):
         super().__init__(row.main_kb, row.layout, row.pointers, row.item)
@@ -401,9 +438,9 @@ class _Walk:
     past the last). The first `certain` of them are inside the row for every thread (when the
     row is one); a later one may not be, and is then read at the row's last element and left
     out. With `slots` the row is held in registers: that many elements, unrolled, whose values
-    persist from pass to pass; else each pass is a loop. With `stage` (a shared array per
-    staged value, and the row's base offset in them) the first pass keeps the staged values
-    there, and later passes read them back."""
+    persist from pass to pass; else each pass is a loop. With `stage` (the shared arrays of
+    `_stage_slots`, the row's base offset in them, and {value: its array}) each pass keeps the
+    values `Staged` in it there, and later passes read them back."""
 
     def __init__(self, kernel, row, slices, slots=None, stage=None):
         self.kernel, self.row, self.kb = kernel, row, kernel.kb
@@ -472,11 +509,12 @@ class _Walk:
 
     def _element(self, position, valid):
         staged = None
-        if self.stage is not None and self.passes > 0:
-            arrays, base = self.stage
+        if self.stage is not None:
+            arrays, base, slot = self.stage
             at = self.kb.op("add", base, position)
-            staged = {v: functools.partial(self._read_staged, a, at, v.type.dtype, valid)
-                      for v, a in zip(self.kernel.shape.staged, arrays)}
+            staged = {s.value: functools.partial(self._read_staged, arrays[slot[s.value]], at,
+                                                 s.value.type.dtype, valid)
+                      for s in self.kernel.shape.staged if s.written < self.passes <= s.last}
         return _Element(self.row, position, staged)
 
     def _read_staged(self, array, at, dtype, valid):
@@ -487,13 +525,18 @@ class _Walk:
                            [scalar(dtype)])[0]
 
     def _keep_staged(self, element, valid):
-        if self.stage is None or self.passes > 0:
+        """Store this pass's `Staged` values at the element, after computing all of them (an
+        array's value may be read here for the last time before it is written over)."""
+        if self.stage is None:
             return
-        arrays, base = self.stage
+        arrays, base, slot = self.stage
+        kept = [s.value for s in self.kernel.shape.staged if s.written == self.passes]
+        if not kept:
+            return
+        values = [element.value(v, element.at_root, False) for v in kept]
         at = self.kb.op("add", base, element.offset)
-        values = [element.value(v, element.at_root, False) for v in self.kernel.shape.staged]
-        store_where(self.kb, valid, [(self.kb.convert(x, pointee(a.type)), a, at)
-                                     for x, a in zip(values, arrays)])
+        store_where(self.kb, valid, [(self.kb.convert(x, pointee(arrays[slot[v]].type)),
+                                      arrays[slot[v]], at) for v, x in zip(kept, values)])
 
     def _store(self, element, stores, valid):
         if not stores:
@@ -605,9 +648,9 @@ class _PackedRows:
             lane, group = tid, kb.constant(0, "i64")
         stage = None
         if self.storage == "shared":
-            arrays = [kb.shared(storage_dtype(v.type.dtype), self.per_block * shape.length)
-                      for v in shape.staged]
-            stage = (arrays, kb.op("mul", group, kb.constant(shape.length, "i64")))
+            dtypes, slot = _stage_slots(shape.staged)
+            arrays = [kb.shared(d, self.per_block * shape.length) for d in dtypes]
+            stage = (arrays, kb.op("mul", group, kb.constant(shape.length, "i64")), slot)
         slots = -(-shape.length // threads) if self.storage == "registers" else None
         slices = _slices(kb, kb.convert(lane, "i64"), threads, shape.length, shape.ordered,
                          slots or 1)
