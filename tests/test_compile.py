@@ -480,14 +480,15 @@ def test_a_sibling_output_never_clobbers_an_arena_input(rng):
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: x + np.arange(4, dtype=np.float32),
-    lambda x: ops.take(x, [2, 0], axis=1),
-    lambda x: ops.sum(x * np.arange(4, dtype=np.float32), axis=1),
-    lambda x: ops.reshape(ops.sum(x, axis=1), (3, 1)) * 2,
+@pytest.mark.parametrize("fn,exact", [
+    (lambda x: x + np.arange(4, dtype=np.float32), True),
+    (lambda x: ops.take(x, [2, 0], axis=1), True),
+    (lambda x: ops.sum(x * np.arange(4, dtype=np.float32), axis=1), True),
+    (lambda x: ops.reshape(ops.sum(x, axis=1), (3, 1)) * 2, False),     # a parallel sum
 ], ids=["dense constant", "gather", "dense constant in a reduction", "reshaped row result"])
-def test_what_a_lowering_cannot_do_falls_back_cleanly(fn, rng, tmp_path):
-    check(fn, [draw(rng, (3, 4), "f32")], tmp_path)
+def test_what_a_lowering_cannot_do_falls_back_cleanly(fn, exact, rng, tmp_path):
+    x = draw(rng, (3, 4), "f32")
+    check(fn, [x], tmp_path, exact=exact, atol=sum_atol(2 * x))
 
 
 def test_empty_operands_and_results(rng, tmp_path):
