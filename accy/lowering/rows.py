@@ -48,7 +48,8 @@ rounding, integers are exact.
 Grids are capped at `kernelize.MAX_BLOCKS` blocks; every block strides over the tiles of rows
 its grid does not cover, all of its threads the same number of times (shuffles and barriers
 need the whole warp and block); a thread whose tile runs past the last row computes the last
-row again and stores nothing.
+row again and stores nothing. Every kernel declares its block size (`max_threads`), so ptxas
+keeps a 1024-thread block's registers within the block's share.
 """
 import contextlib
 import copy
@@ -257,8 +258,8 @@ def _choose(shape, outline, target):
     if slots <= min(row.elements_per_thread, MAX_SLOTS):
         return _PackedRows(shape, threads, "registers")
     rows_per_block = THREADS // threads if threads <= 32 else 1
-    stage_bytes = rows_per_block * shape.length * sum(
-        numpy_dtype(d).itemsize for d in _stage_slots(shape.staged)[0])
+    stage_bytes = sum(_aligned(rows_per_block * shape.length * numpy_dtype(d).itemsize)
+                      for d in _stage_slots(shape.staged)[0])
     if shape.item.kind == "row_pipeline" and shape.staged and \
             stage_bytes + _collective_bytes(shape, threads) <= SHARED_LIMIT:
         return _PackedRows(shape, threads, "shared")
@@ -270,7 +271,7 @@ def _collective_bytes(shape, threads):
     if threads <= 32:
         return 0
     warps = threads // 32
-    return sum(-(-warps * numpy_dtype(storage_dtype(t.dtype)).itemsize // 16) * 16
+    return sum(_aligned(warps * numpy_dtype(storage_dtype(t.dtype)).itemsize)
                for wave in shape.waves for red in wave for t in red.result_types)
 
 
@@ -792,6 +793,7 @@ class _SplitRow:
 
 
 def _aligned(nbytes):
+    """`nbytes` rounded up to the 16-byte alignment of shared arrays and workspace parts."""
     return -(-nbytes // 16) * 16
 
 
