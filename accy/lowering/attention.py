@@ -518,17 +518,17 @@ class _FlashKernel:
     def _issue(self, copy, rows, first, limit, at):
         """Start copying tile rows `first` (an i64 value) to `first + rows` of `copy`'s
         operand to shared offset `at`; rows at or past `limit` are zero-filled."""
-        kb, c = self.kb, self.c
+        kb, c, step = self.kb, self.c, copy.step
         full, none = kb.constant(16, "i32"), kb.constant(0, "i32")
         ptr = self.pointers[copy.read.value]
-        for n in range(rows // copy.step):
-            ok = kb.cmp("LT", kb.op("add", first, kb.op("add", copy.row, c(n * copy.step))),
-                        c(limit))
-            src = kb.op("add", copy.src, kb.op("mul", kb.op("add", first, c(n * copy.step)),
-                                               c(copy.read.row)))
-            dst = kb.op("add", at, kb.op("add", copy.dst, c(n * copy.step * copy.pitch)))
-            kb.cp_async(self.smem, dst, ptr, kb.op("select", ok, src, c(0)), 16,
-                        kb.op("select", ok, full, none))
+        base = kb.op("add", copy.src, kb.op("mul", first, c(copy.read.row)))
+        left = kb.op("sub", kb.op("sub", c(limit), first), copy.row)    # this thread's rows
+        at = kb.op("add", at, copy.dst)
+        for n in range(rows // step):
+            ok = kb.cmp("LT", c(n * step), left)
+            src = kb.op("add", base, c(n * step * copy.read.row))
+            kb.cp_async(self.smem, kb.op("add", at, c(n * step * copy.pitch)), ptr,
+                        kb.op("select", ok, src, c(0)), 16, kb.op("select", ok, full, none))
 
     def _issue_kv(self, t):
         """Start copying key tile `t` (an i64 value) into stage t % 2."""
@@ -604,12 +604,17 @@ class _FlashKernel:
             for d, value in saved.items():
                 self.root[d] = value
 
-    def _quad(self, op, value):
-        """`op` of `value` over the 4 lanes of this lane's quad."""
+    def _quad(self, combine, value):
+        """`combine` of `value` over the 4 lanes of this lane's quad."""
         kb = self.kb
         for mask in (1, 2):
-            value = kb.op(op, value, kb.shuffle("xor", value, kb.constant(mask, "i32")))
+            value = combine(value, kb.shuffle("xor", value, kb.constant(mask, "i32")))
         return value
+
+    def _max(self, a, b):
+        """The larger of `a` and `b` in a compare and a select (kl.max's NaN and signed-zero
+        rules take twice that; a NaN score still reaches the sum through its own exp)."""
+        return self.kb.op("select", self.kb.cmp("GT", b, a), b, a)
 
     def _online_softmax(self, z, m, total, o):
         """The new running max and sum per row, the output rescaled, and p = exp(z - max)."""
@@ -621,8 +626,8 @@ class _FlashKernel:
             top = None
             for frag in z:
                 for e in (2 * h, 2 * h + 1):
-                    top = frag[e] if top is None else kb.op("max", top, frag[e])
-            new = kb.op("max", m[h], self._quad("max", top))
+                    top = frag[e] if top is None else self._max(top, frag[e])
+            new = self._max(m[h], self._quad(self._max, top))
             # a row whose scores are all -inf so far: subtract 0 (exp(-inf - -inf) is NaN)
             used = kb.op("select", kb.cmp("EQ", new, kb.constant(-np.inf, "f32")),
                          kb.constant(0.0, "f32"), new)
@@ -662,7 +667,8 @@ class _FlashKernel:
         kb, c = self.kb, self.c
         total, o = state[2:4], state[4:]
         for h in (0, 1):
-            inverse = kb.op("div", kb.constant(1.0, "f32"), self._quad("add", total[h]))
+            row_sum = self._quad(lambda a, b: kb.op("add", a, b), total[h])
+            inverse = kb.op("div", kb.constant(1.0, "f32"), row_sum)
             kb.if_(kb.cmp("LT", self.rows[h], c(self.spec.sq)),
                    lambda kb, h=h, inverse=inverse: self._store_row(o, h, inverse))
 
