@@ -517,6 +517,9 @@ class KernelBuilder:
         entry = self.kernel.regions[0].add_block(list(param_types))
         self.params = list(entry.arguments)
         self.builder = Builder(context).at_end(entry)
+        self._entry = entry
+        self._constants = {}            # literal key -> its kl.constant's value
+        self._last_constant = None      # the constants open the entry block, in made order
 
     def emit(self, name, operands=(), result_types=None, **attributes):
         op = self.builder.create(name, list(operands), result_types=result_types,
@@ -540,8 +543,19 @@ class KernelBuilder:
         return self.emit("kl.convert", (value,), [scalar(dtype)]).results[0]
 
     def constant(self, value, dtype):
-        return self.emit("kl.constant", (), [scalar(dtype)],
-                         value=_literal(value, dtype)).results[0]
+        """A scalar literal, made once per kernel at the top of its entry block (so it
+        dominates every use, in loops and branches too)."""
+        value = value.item() if hasattr(value, "item") else value
+        key = (type(value).__name__, repr(value), dtype)    # repr keeps -0.0, nan, 1 vs 1.0
+        found = self._constants.get(key)
+        if found is None:
+            at = Builder(self.context)
+            at = at.after_op(self._last_constant) if self._last_constant is not None else \
+                at.at_start(self._entry)
+            op = self._last_constant = at.create("kl.constant", [], [scalar(dtype)],
+                                                 {"value": _literal(value, dtype)})
+            found = self._constants[key] = op.results[0]
+        return found
 
     def special(self, register):
         return self.emit("kl.special", (), [scalar("i32")], register=register).results[0]
