@@ -59,7 +59,7 @@ from accy.lowering.elementwise import Lowering, start_kernel
 from accy.lowering.kl import MMA_TYPES
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
 from accy.passes.shape_layout import row_major_strides
-from accy.tensor.dialect import ATTENTION_COMPUTE
+from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
 
 BM = 64                 # query rows per block
 WARPS = 4               # of 16 rows each
@@ -222,7 +222,7 @@ class _PatternScores:
 
     def score(self, lw, s, masked):
         kb = lw.kb
-        lw.remember(self.dot.results[0], kb.convert(s, self.dot.result_types[0].dtype))
+        lw.remember(self.dot.results[0], _dot_value(kb, self.dot, s))
         if self.keep is not None and not masked:
             lw.remember(self.keep[0], kb.constant(self.keep[1], "i1"))
         return lw.value(self.z, self.at, False)
@@ -237,8 +237,14 @@ class _PatternScores:
         return lw.value(self.values.operands[0], self.at, False)
 
     def result(self, lw, acc):
-        lw.remember(self.values.results[0],
-                    lw.kb.convert(acc, self.values.result_types[0].dtype))
+        lw.remember(self.values.results[0], _dot_value(lw.kb, self.values, acc))
+
+
+def _dot_value(kb, dot, total):
+    """The value of `dot` from its sum `total` as the reference rounds it: to the
+    accumulation type, then to the result dtype."""
+    accumulation = accumulation_type(dot.attributes, dot.operand_types[0].dtype)
+    return kb.convert(kb.convert(total, accumulation), dot.result_types[0].dtype)
 
 
 # ---- index expressions ------------------------------------------------------------------------
@@ -708,19 +714,12 @@ def _lower_serial(context, block, outline, item, layout, spec):
         lw = Lowering(kb, layout, pointers, item)
         root = lw.unravel(r, spec.batch + (spec.sq,)) + [kb.constant(0, "i64")] * 2
         lw.root = root
-        const = {}
 
-        def c(value, dt):
-            return const[(float(value), dt)]
-
-        # every constant is made here, in the row's scope, so each loop below may use it
-        for value, dt in ((0, "i64"), (1, "i64"), (spec.d, "i64"), (spec.sk, "i64"),
-                          (spec.dv, "i64"), (0.0, "f64"), (-np.inf, chain.dtype),
-                          (0.0, chain.dtype)):
-            const.setdefault((float(value), dt), kb.constant(value, dt))
+        def c(value, dt="i64"):
+            return kb.constant(value, dt)
 
         def loop(n, inits, body):
-            return kb.for_(c(0, "i64"), c(n, "i64"), c(1, "i64"), inits, body)
+            return kb.for_(c(0), c(n), c(1), inits, body)
 
         def at(index, dim, fn):
             """Run `fn` in a scope where root dim `dim` is `index`."""
@@ -760,7 +759,7 @@ def _lower_serial(context, block, outline, item, layout, spec):
             def run():
                 (acc,) = over_keys([c(0.0, "f64")], weighted)
                 chain.result(lw, acc)
-                index = kb.op("add", kb.op("mul", r, c(spec.dv, "i64")), e)
+                index = kb.op("add", kb.op("mul", r, c(spec.dv)), e)
                 for v in item.outputs:
                     kb.store(lw.value(v, spec.out, False), pointers[v], index)
             at(e, spec.x, run)
