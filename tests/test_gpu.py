@@ -133,7 +133,9 @@ def test_bind_launches_again_on_resident_buffers(device, rng):
         assert bound.argument_address(0) and bound.result_address(0)
         for _ in range(2):
             bound.launch()
-            np.testing.assert_allclose(bound.results(), want, rtol=2e-5, atol=2e-5)
+            # the row sum (of ~1500 elements here) folds in another order than the reference's
+            scale = float(np.max(np.abs(want)))
+            np.testing.assert_allclose(bound.results(), want, rtol=2e-5, atol=2e-5 * scale)
 
 
 def test_check_dry_run(capsys):

@@ -123,10 +123,13 @@ COMPUTE = (
 )
 
 
-def scaled(args, scale):
-    """The cases' arguments with their leading dim scaled (a weight vector stays whole)."""
+def scaled(case, scale):
+    """The case's arguments with their leading dim scaled (a weight vector stays whole); a
+    compute case's shapes (matrix products, attention) are kept as they are."""
+    if case.flops is not None:
+        return case.args
     out = []
-    for shape, dtype in args:
+    for shape, dtype in case.args:
         if len(shape) > 1:
             shape = (max(1, int(shape[0] * scale)),) + tuple(shape[1:])
         out.append((shape, dtype))
@@ -231,7 +234,7 @@ def gpu_run(cases, scale, seconds, budget):
         if time.perf_counter() - t0 > budget:
             print(f"# {case.name}: skipped, the time budget ({budget:.0f} s) is spent")
             continue
-        args = scaled(case.args, scale)
+        args = scaled(case, scale)
         try:
             row = time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs)
         except Exception as e:      # noqa: BLE001 - one failing case must not hide the rest
