@@ -14,9 +14,25 @@ import accy
 import accy.ops as ops
 from accy.ir import parse
 from accy.lowering import kernelize, rows
+from accy.passes import target as target_module
+from accy.passes.target import RowSchedule
 
 from test_compile import draw
 from test_ptx_emitter import ptxas  # noqa: F401  (a fixture)
+
+@pytest.fixture(autouse=True)
+def warp_first_schedules(monkeypatch):
+    """The cases below name the schedule each shape takes under a warp-first row schedule (a
+    warp per row up to 1024 elements, 8 elements a thread in registers), which reaches every
+    storage mode at small sizes; the default holds rows in registers up to 8192 elements
+    (test_default_schedule_holds_rows_in_registers)."""
+    def warp_first(row_length, dtype):
+        threads = 32 if row_length <= 1024 else \
+            min(1024, 1 << max(0, -(-row_length // 8) - 1).bit_length())
+        return RowSchedule(row_length, dtype, threads,
+                           max(1, min(8, -(-row_length // threads))))
+    monkeypatch.setattr(target_module, "default_row_schedule", warp_first)
+
 
 EPS = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "float16": 2.0 ** -10,
        "bfloat16": 2.0 ** -7}
@@ -64,6 +80,25 @@ def check_sums(got, want, x, axes):
         scale = np.abs(x.astype(np.float64)).sum(axis=axes).reshape(g.shape)
         acc = "float64" if g.dtype == np.float64 else "float32"
         assert_close(g, w, math.prod(x.shape[a] for a in axes), scale, acc)
+
+
+@pytest.mark.parametrize("name,shape,schedule", [
+    ("sum", (9, 200), "warp per row, registers"),
+    ("sum", (3, 1024), "block per row, registers"),        # 128 threads x 8
+    ("softmax", (3, 1024), "block per row, registers"),
+    ("layer_norm", (2, 1500), "block per row, registers"),
+    ("rms_norm", (1, 8192), "block per row, registers"),   # 1024 threads x 8
+    ("softmax", (1, 10000), "block per row, shared"),
+], ids=str)
+def test_default_schedule_holds_rows_in_registers(name, shape, schedule, monkeypatch, rng,
+                                                  ptxas):
+    monkeypatch.undo()          # the target's own default schedule
+    fn = {"sum": lambda x: ops.sum(x, axis=-1), "softmax": ops.softmax,
+          "layer_norm": ops.layer_norm, "rms_norm": ops.rms_norm}[name]
+    x = draw(rng, shape, "f32")
+    got, want = run(fn, [x], schedule, ptxas)
+    scale = np.abs(x.astype(np.float64)).sum(axis=-1) if name == "sum" else 1.0
+    assert_close(got[0], want[0], shape[-1], scale, "float32")
 
 
 # ---- row reductions: a warp or a block per row -----------------------------------------------

@@ -89,9 +89,11 @@ class TargetProfile:
 
 
 def default_row_schedule(row_length, dtype):
-    """A warp per row up to 1024 elements, a block of up to 1024 threads beyond; each thread
-    keeps at most 8 elements in registers and loops for the rest."""
-    threads = 32 if row_length <= 1024 else min(1024, _next_power_of_two(-(-row_length // 8)))
+    """Enough threads that each holds at most 8 of the row's elements in registers: a warp
+    per row up to 256 elements, a block of 64 to 1024 threads beyond (a 1024-element row:
+    128 threads x 8), so rows up to 8192 elements are read from memory once; longer rows
+    take 1024 threads x 8 and loop for the rest."""
+    threads = min(1024, max(32, _next_power_of_two(-(-row_length // 8))))
     return RowSchedule(row_length, dtype, threads, max(1, min(8, -(-row_length // threads))))
 
 
