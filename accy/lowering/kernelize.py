@@ -9,14 +9,14 @@ Under the `exact` math tier an item no lowering handles yet becomes a host fallb
 item runs on the host through the reference interpreter; `fallbacks` says which and why);
 under any other tier it is an error. An iterate item is lowered block by block: the kernels of
 its cond and body blocks (`scope` = (item id, "cond" | "body")), which the executable launches
-once per trip of a host loop. Lowered today: elementwise and shape items
-(`accy/lowering/elementwise.py`), reduction and row_pipeline items (`accy/lowering/rows.py`,
-a thread per row), scan items (`accy/lowering/scan.py`, warp, block or multi-block
-schedules, a thread per row or column otherwise), dot_general items
-(`accy/lowering/dot.py`, the FMA path, a thread per output element), flash_attention items,
-composite or decomposed (`accy/lowering/attention.py`, the flash kernel on tensor cores, else
-a thread per query row); a kernel_call passes its user PTX through with its declared launch
-(checked by ptxas when installed); every other kind falls back.
+once per trip of a host loop. Each kind's lowering picks a schedule (`Schedule`; the
+serial baseline when its parallel ones do not apply): elementwise and shape items
+(`elementwise.py`: vector, tiled transpose), reduction and row_pipeline items (`rows.py`: a
+warp or a block per row, column, split rows), scan items (`scan.py`: warp, block, look-back,
+column), dot_general items (`dot.py`: tensor cores, else the FMA path), flash_attention items,
+composite or decomposed (`attention.py`: the flash kernel on tensor cores, else a thread per
+query row); a kernel_call passes its user PTX through with its declared launch (checked by
+ptxas when installed); every other kind falls back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
