@@ -28,9 +28,10 @@ def _kernel(name, params):
     return m, KernelBuilder(ctx, m.body, name, params)
 
 
-def _launch(dev, text, name, inputs, outputs, rng, block=64, grid=2, params=()):
+def _launch(dev, text, name, inputs, outputs, rng, block=64, grid=2, params=(), shared=0):
     """Run `name` with device copies of `inputs`, then poisoned buffers shaped like
-    `outputs` (arrays giving shape and dtype); returns the outputs read back."""
+    `outputs` (arrays giving shape and dtype), `shared` dynamic shared bytes; returns the
+    outputs read back."""
     mod = dev.module_from_buffer(text)
     ins = [dev.to_device(np.ascontiguousarray(a)) for a in inputs]
     outs = []
@@ -38,7 +39,8 @@ def _launch(dev, text, name, inputs, outputs, rng, block=64, grid=2, params=()):
         p = dev.mem_alloc(like.nbytes)
         dev.memcpy_htod(p, rng.integers(0, 256, like.nbytes, dtype=np.uint8))
         outs.append(p)
-    mod.get_function(name)(*ins, *outs, *params, block=(block, 1, 1), grid=(grid, 1, 1))
+    mod.get_function(name)(*ins, *outs, *params, block=(block, 1, 1), grid=(grid, 1, 1),
+                           shared=shared)
     return [dev.from_device(p, like.shape, like.dtype) for p, like in zip(outs, outputs)]
 
 
@@ -114,6 +116,57 @@ def test_two_shared_arrays_are_distinct(dev, rng, ptxas):
                      rng, grid=1)
     assert_bits(gi, np.arange(64, dtype=np.int32), "ints")
     assert_bits(gf, (-np.arange(64)).astype(np.float64), "floats")
+
+
+def _dynamic_reverse():
+    """Each of 128 threads writes its value at the far end of its 192-element slice of a
+    96 KB dynamic array (past the 48 KB static memory may hold) and its index in a static
+    array; after the barrier it reads its mirror thread's value through the mirror's index."""
+    m, kb = _kernel("dynamic", [ptr_type("f32"), ptr_type("f32")])
+    x, out = kb.params
+    static = kb.shared("i64", 128)
+    tile = kb.shared("f32", 128 * 192, dynamic=True)
+    tid = kb.convert(kb.special("tid.x"), "i64")
+    g = kb.global_index()
+
+    def slot(t):
+        return kb.op("add", kb.op("mul", t, kb.constant(192, "i64")), kb.constant(191, "i64"))
+    kb.store(kb.load(x, g), tile, slot(tid))
+    kb.store(tid, static, tid)
+    kb.barrier()
+    mirror = kb.load(static, kb.op("sub", kb.constant(127, "i64"), tid))
+    kb.store(kb.load(tile, slot(mirror)), out, g)
+    kb.finish()
+    return m
+
+
+def test_dynamic_shared_memory_past_48_kb(dev, rng, ptxas):
+    text = emit_module(_dynamic_reverse(), arch="sm_90")
+    ptxas(text)
+    assert ".extern .shared .align 16 .b8 dynamic_smem1[];\n.visible .entry dynamic(" in text
+    assert ".shared .align 16 .b8 dynamic_smem0[1024];" in text
+    xs = rng.standard_normal(128 * 2).astype(np.float32)
+    (got,) = _launch(dev, text, "dynamic", [xs], [xs], rng, block=128, grid=2,
+                     shared=128 * 192 * 4)
+    assert_bits(got, xs.reshape(2, 128)[:, ::-1].reshape(-1), "reversed")
+
+
+def test_dynamic_shared_memory_is_what_the_launch_gives(dev, rng):
+    """A launch giving less dynamic memory than the kernel touches faults on the emulator."""
+    text = emit_module(_dynamic_reverse(), arch="sm_90")
+    xs = rng.standard_normal(128).astype(np.float32)
+    with pytest.raises(Exception, match="shared"):
+        _launch(dev, text, "dynamic", [xs], [xs], rng, block=128, grid=1, shared=48 * 1024)
+
+
+def test_one_dynamic_shared_array_per_kernel():
+    from accy.errors import UnsupportedError
+    m, kb = _kernel("two_dynamic", [])
+    kb.shared("f32", 16, dynamic=True)
+    kb.shared("f32", 16, dynamic=True)
+    kb.finish()
+    with pytest.raises(UnsupportedError, match="two dynamic shared arrays"):
+        emit_module(m, arch="sm_90")
 
 
 def _expected_shuffle(xs, mode, k):

@@ -27,8 +27,12 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   `index, index + 1, ...` in one access, `kl.vstore %values..., %ptr, %index` likewise: the
   caller promises `index` is a multiple of the width and the buffer is aligned to
   width * itemsize (2, 4 or 8 elements, at most 16 bytes; 8 only for 2-byte dtypes).
-  `kl.shared {count}` -> `!kl.shared<T>`: a block-wide array of `count` elements (16-byte
-  aligned), one per op in the kernel. `kl.view %ptr, %offset` -> a pointer of the same space
+  `kl.shared {count, dynamic?}` -> `!kl.shared<T>`: a block-wide array of `count` elements
+  (16-byte aligned), one per op in the kernel. A `dynamic` one (at most one per kernel) is
+  sized at launch instead: the kernel's dynamic shared memory, which the launch must give at
+  least `count` elements' bytes (`Launch.shared_bytes`); static arrays are capped at 48 KB a
+  block, dynamic memory may take up to the architecture's opt-in limit
+  (`accy.passes.outline.MAX_SHARED`). `kl.view %ptr, %offset` -> a pointer of the same space
   to elements of another dtype, `offset` (i64) bytes past `ptr`: one buffer holding arrays of
   several dtypes (a kernel's scratch workspace); the caller keeps each access aligned.
 - block and warp: `kl.barrier` (every thread of the block waits; all must reach it),
@@ -431,7 +435,8 @@ def _rows():
         OpDef("kl.vload", operands=2, results=(2, VARIADIC), traits=PURE,
               verify=_verify_vload),
         OpDef("kl.vstore", operands=(4, VARIADIC), verify=_verify_vstore),
-        OpDef("kl.shared", results=1, attributes={"count": (int, True)},
+        OpDef("kl.shared", results=1, attributes={"count": (int, True),
+                                                  "dynamic": (bool, False)},
               verify=_verify_shared),
         OpDef("kl.view", operands=2, results=1, traits=PURE, verify=_verify_view),
         OpDef("kl.barrier"),
@@ -573,9 +578,12 @@ class KernelBuilder:
     def vstore(self, values, ptr, index):
         self.emit("kl.vstore", list(values) + [ptr, index], [])
 
-    def shared(self, dtype, count):
-        """A block-wide shared array of `count` `dtype` elements."""
-        return self.emit("kl.shared", (), [shared_type(dtype)], count=int(count)).results[0]
+    def shared(self, dtype, count, dynamic=False):
+        """A block-wide shared array of `count` `dtype` elements; `dynamic`: the kernel's
+        dynamic shared memory (the launch gives its bytes)."""
+        extra = {"dynamic": True} if dynamic else {}
+        return self.emit("kl.shared", (), [shared_type(dtype)], count=int(count),
+                         **extra).results[0]
 
     def view(self, ptr, offset, dtype):
         """A pointer to `dtype` elements `offset` (an i64 value) bytes past `ptr`."""

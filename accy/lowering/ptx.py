@@ -23,8 +23,10 @@ Parameters and registers:
 - `kl.load`/`kl.store`: `ld.global`/`st.global` (`ld.shared`/`st.shared` through a
   `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`); `kl.vload`/`kl.vstore`:
   one `ld/st.v2`/`.v4` (8 two-byte elements as 4 b32 words split with `mov.b32 {lo, hi}`).
-- `kl.shared`: a `.shared .align 16 .b8 <kernel>_smem<k>[bytes]` array, addressed through its
-  64-bit shared-window address; `kl.view`: `add.s64` of the byte offset; `kl.barrier`:
+- `kl.shared`: a `.shared .align 16 .b8 <kernel>_smem<k>[bytes]` array (a dynamic one:
+  `.extern .shared .align 16 .b8 <kernel>_smem<k>[]` at module scope, where ptxas takes it,
+  just before its kernel; at most one per kernel, as every extern shared array a kernel
+  touches starts at one address), addressed through its 64-bit shared-window address; `kl.view`: `add.s64` of the byte offset; `kl.barrier`:
   `bar.sync 0`; `kl.fence`: `fence.acq_rel.gpu`; `kl.shuffle`: `shfl.sync` with
   the full mask (xor is `.bfly`; 64-bit values as two words; 16-bit and i1 through a b32);
   `kl.vote`: `vote.sync.any/all.pred`, `vote.sync.ballot.b32`; `kl.atomic`: `atom.add/min/max`
@@ -326,6 +328,7 @@ class _Kernel:
         self.values = {}            # kl Value -> register
         self.consts = {}            # kl Value -> Python number (constants)
         self.shared = []            # .shared declarations of the kernel
+        self.extern = []            # its dynamic shared array, declared at module scope
 
     # ---- the assembler interface ------------------------------------------------------------
     def new(self, cls):
@@ -403,7 +406,7 @@ class _Kernel:
         decls = [f"\t.reg .{t} \t%{cls}<{self.counts[cls]}>;" for cls, t in REGISTERS
                  if self.counts[cls]] + self.shared
         bound = self.kernel.attributes.get("max_threads")
-        head = f".visible .entry {self.name}(\n" + ",\n".join(params) + "\n)\n" + \
+        head = "".join(self.extern) + f".visible .entry {self.name}(\n" + ",\n".join(params) + "\n)\n" + \
             (f".maxntid {bound}, 1, 1\n.minnctapersm 1\n" if bound else "") + "{\n"
         return head + "\n".join(decls) + "\n\n" + "\n".join(self.lines) + "\n}\n"
 
@@ -543,8 +546,13 @@ class _Kernel:
     def _op_shared(self, op):
         dtype = pointee(op.results[0].type)
         name = f"{self.name}_smem{len(self.shared)}"
-        size = op.attributes["count"] * STORAGE[dtype][4]
-        self.shared.append(f"\t.shared .align 16 .b8 {name}[{size}];")
+        if op.attributes.get("dynamic", False):
+            if self.extern:
+                raise UnsupportedError(f"kernel {self.name}: two dynamic shared arrays")
+            self.extern.append(f".extern .shared .align 16 .b8 {name}[];\n")
+        else:
+            size = op.attributes["count"] * STORAGE[dtype][4]
+            self.shared.append(f"\t.shared .align 16 .b8 {name}[{size}];")
         self.define(op.results[0], self.op("mov.u64", name))
 
     def _op_view(self, op):

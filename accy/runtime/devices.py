@@ -2,7 +2,9 @@
 `memcpy_htod`, `memcpy_dtoh`, `module_from_buffer(ptx).get_function(name)`, launches with
 `block=`, `grid=`, `shared=`): the CPU emulator of `accy.runtime.emulator`, and a GPU through
 PyCUDA (the optional `[cuda]` extra, imported only when asked for), which also loads cubins
-(`runs_cubin(arch)` says which) and zeroes memory in place (`memset_d8`).
+(`runs_cubin(arch)` says which) and zeroes memory in place (`memset_d8`). A launch asking for
+more than 48 KB of dynamic shared memory (`shared=`) opts its function in first, as CUDA
+requires; the emulator takes up to 227 KB without one.
 
     device = open_device("emulator")        # or "cuda"
 """
@@ -120,7 +122,8 @@ class _PyCudaDevice:
 
     def module_from_buffer(self, image):
         """A module from PTX text or a cubin's bytes."""
-        return self.drv.module_from_buffer(image.encode() if isinstance(image, str) else image)
+        return _PyCudaModule(self.drv, self.drv.module_from_buffer(
+            image.encode() if isinstance(image, str) else image))
 
     def runs_cubin(self, arch):
         """Whether this GPU runs machine code built for `arch` ("sm_90", "sm_90a"): the same
@@ -134,3 +137,35 @@ class _PyCudaDevice:
 
     def synchronize(self):
         self.drv.Context.synchronize()
+
+
+DEFAULT_DYNAMIC_SHARED = 48 * 1024      # what a launch may ask for without opting in
+
+
+class _PyCudaModule:
+    """A PyCUDA module whose functions opt in to the dynamic shared memory a launch asks for."""
+
+    def __init__(self, drv, module):
+        self.drv, self.module = drv, module
+
+    def get_function(self, name):
+        return _PyCudaFunction(self.drv, self.module.get_function(name))
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+
+class _PyCudaFunction:
+    def __init__(self, drv, function):
+        self.drv, self.function = drv, function
+        self.allowed = DEFAULT_DYNAMIC_SHARED
+
+    def __call__(self, *args, shared=0, **launch):
+        if shared > self.allowed:
+            self.function.set_attribute(
+                self.drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared))
+            self.allowed = int(shared)
+        return self.function(*args, shared=shared, **launch)
+
+    def __getattr__(self, name):
+        return getattr(self.function, name)
