@@ -9,9 +9,6 @@ probabilities and f32 sums (the serial kernel's also with the reference interpre
 for bit); every PTX text goes through ptxas for sm_80 and sm_90 with no register spills.
 Inputs are fresh normal values, never zeros."""
 import math
-import re
-import shutil
-import subprocess
 
 import ml_dtypes
 import numpy as np
@@ -22,25 +19,10 @@ import accy.ops as ops
 from accy.frontend.jit import signature, trace
 from accy.passes import PassManager
 
-PTXAS = shutil.which("ptxas")
+from ptxas_check import assemble
+
 NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
 UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roundoff
-_ASSEMBLED = set()
-
-
-def assemble(ptx, tmp_path):
-    """ptxas accepts `ptx` for sm_80 and sm_90 with no spills (each text once per session)."""
-    if PTXAS is None or ptx in _ASSEMBLED:
-        return
-    for arch in ("sm_80", "sm_90"):
-        path = tmp_path / f"attention_{arch}.ptx"
-        path.write_text(re.sub(r"^\.target sm_\d+", f".target {arch}", ptx, flags=re.M))
-        done = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o",
-                               str(tmp_path / "attention.cubin")], capture_output=True, text=True)
-        assert done.returncode == 0, f"ptxas -arch={arch}:\n{done.stderr}"
-        spills = re.findall(r"(\d+) bytes spill (?:stores|loads)", done.stderr)
-        assert spills and all(s == "0" for s in spills), f"{arch} spills:\n{done.stderr}"
-    _ASSEMBLED.add(ptx)
 
 
 def draw(rng, shape, dtype):
@@ -102,11 +84,11 @@ def one(result):
     return result[0] if isinstance(result, tuple) else result
 
 
-def compile_and_run(program, args, tmp_path, schedule):
+def compile_and_run(program, args, schedule):
     """Compile, check the attention kernel's schedule, that nothing runs on the host and the
     PTX; the result on the emulator, and the executable."""
     exe = accy.compile(program, *args)
-    assemble(exe.ptx, tmp_path)
+    assemble(exe.ptx)
     attention = [k for k in exe.kernels if k.kind == "flash_attention"]
     assert [k.schedule for k in attention] == [schedule], exe.report()
     assert exe.fallbacks == (), exe.report()
@@ -138,7 +120,7 @@ FLASH_CASES = [
 
 @pytest.mark.parametrize("form,mask,b,h,sq,sk,d,dtype", FLASH_CASES,
                          ids=["-".join(map(str, c)) for c in FLASH_CASES])
-def test_flash_matches_numpy(form, mask, b, h, sq, sk, d, dtype, rng, tmp_path):
+def test_flash_matches_numpy(form, mask, b, h, sq, sk, d, dtype, rng):
     q, k, v = draw(rng, (b, h, sq, d), dtype), draw(rng, (b, h, sk, d), dtype), \
         draw(rng, (b, h, sk, d), dtype)
     args = [q, k, v]
@@ -149,13 +131,13 @@ def test_flash_matches_numpy(form, mask, b, h, sq, sk, d, dtype, rng, tmp_path):
     def fn(q, k, v, *m):
         return ops.attention(q, k, v, mask=m[0] if m else None, causal=causal)
     program = decomposed(fn, args) if form == "decomposed" else fn
-    got, _ = compile_and_run(program, args, tmp_path, "flash")
+    got, _ = compile_and_run(program, args, "flash")
     assert got.dtype == NP[dtype] and got.shape == q.shape
     assert_close(got, q, k, v, 1 / math.sqrt(d), dtype, causal=causal,
                  mask=args[3] if mask == "additive" else None)
 
 
-def test_a_pattern_written_with_ops_takes_the_flash_path(rng, tmp_path):
+def test_a_pattern_written_with_ops_takes_the_flash_path(rng):
     """Scores from an f16 matmul, softmax in f32 behind a causal `where` on aranges, the
     probabilities back to f16 for the second matmul: recognized as causal and run flash."""
     b, h, s, d = 1, 2, 100, 64
@@ -166,11 +148,11 @@ def test_a_pattern_written_with_ops_takes_the_flash_path(rng, tmp_path):
         p = ops.softmax(ops.where(keep, scores, -math.inf))
         return p.astype("float16") @ v
     q, k, v = (draw(rng, (b, h, s, d), "f16") for _ in range(3))
-    got, _ = compile_and_run(fn, [q, k, v], tmp_path, "flash")
+    got, _ = compile_and_run(fn, [q, k, v], "flash")
     assert_close(got, q, k, v, 1 / math.sqrt(d), "f16", causal=True, score_dtype="f16")
 
 
-def test_a_mask_of_iotas_that_is_not_causal_masks_every_tile(rng, tmp_path):
+def test_a_mask_of_iotas_that_is_not_causal_masks_every_tile(rng):
     """Keys j >= i kept (not the causal mask): no tile is skipped, the select runs on all."""
     s, d = 100, 64
 
@@ -179,13 +161,13 @@ def test_a_mask_of_iotas_that_is_not_causal_masks_every_tile(rng, tmp_path):
         keep = ops.arange(s)[None, :] >= ops.arange(s)[:, None]
         return ops.softmax(ops.where(keep, scores, -math.inf)).astype("float16") @ v
     q, k, v = (draw(rng, (1, 1, s, d), "f16") for _ in range(3))
-    got, _ = compile_and_run(fn, [q, k, v], tmp_path, "flash")
+    got, _ = compile_and_run(fn, [q, k, v], "flash")
     i, j = np.indices((s, s))
     assert_close(got, q, k, v, 0.125, "f16", score_dtype="f16",
                  mask=np.where(j >= i, 0.0, -np.inf))
 
 
-def test_heads_split_from_one_projection_and_shared_keys(rng, tmp_path):
+def test_heads_split_from_one_projection_and_shared_keys(rng):
     """q read through reshape + transpose of a (batch, seq, heads * d) buffer and k, v of
     one head broadcast over all heads: strided reads, still the flash kernel."""
     b, s, h, d = 1, 64, 2, 64
@@ -196,7 +178,7 @@ def test_heads_split_from_one_projection_and_shared_keys(rng, tmp_path):
                              ops.broadcast_to(v, (b, h, s, d)), causal=True)
     x, k, v = draw(rng, (b, s, h * d), "bf16"), draw(rng, (b, 1, s, d), "bf16"), \
         draw(rng, (b, 1, s, d), "bf16")
-    got, _ = compile_and_run(fn, [x, k, v], tmp_path, "flash")
+    got, _ = compile_and_run(fn, [x, k, v], "flash")
     q = x.reshape(b, s, h, d).transpose(0, 2, 1, 3)
     kk, vv = np.broadcast_to(k, (b, h, s, d)), np.broadcast_to(v, (b, h, s, d))
     assert_close(got, q, kk, vv, 1 / math.sqrt(d), "bf16", causal=True)
@@ -207,7 +189,7 @@ def test_heads_split_from_one_projection_and_shared_keys(rng, tmp_path):
 @pytest.mark.parametrize("form", ["composite", "decomposed"])
 @pytest.mark.parametrize("dtype,d,mask", [("f32", 8, "causal"), ("f32", 4, "additive"),
                                           ("f16", 5, "causal")])
-def test_the_rest_takes_the_serial_path(form, dtype, d, mask, rng, tmp_path):
+def test_the_rest_takes_the_serial_path(form, dtype, d, mask, rng):
     """f32, and f16 with a head dim other than 64 and 128: a thread per query row, in the
     reference's order and dtypes (bit for bit its result)."""
     b, h, s = 1, 2, 9
@@ -218,7 +200,7 @@ def test_the_rest_takes_the_serial_path(form, dtype, d, mask, rng, tmp_path):
     def fn(q, k, v, *m):
         return ops.attention(q, k, v, mask=m[0] if m else None, causal=mask == "causal")
     program = decomposed(fn, args) if form == "decomposed" else fn
-    got, exe = compile_and_run(program, args, tmp_path, "serial")
+    got, exe = compile_and_run(program, args, "serial")
     assert_close(got, *args[:3], 1 / math.sqrt(d), dtype, causal=mask == "causal",
                  mask=args[3] if mask == "additive" else None)
     np.testing.assert_array_equal(got, one(exe.run(*args, device="reference")))

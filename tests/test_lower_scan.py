@@ -20,7 +20,7 @@ from accy.frontend.tensor import Tensor, emitter
 from accy.lowering.scan import FLAGS, Workspace
 from accy.runtime.emulator.driver import Emulator
 
-from test_compile import assemble
+from ptxas_check import assemble
 
 DTYPES = ("f32", "f16", "bf16", "i32", "i64")
 WIDE = {"f16": "f32", "bf16": "f32"}        # sums and products accumulate in f32, as cumsum does
@@ -89,10 +89,10 @@ def target(length, threads, per_thread):
                                 "elements_per_thread": per_thread} for d in DTYPES]}
 
 
-def compile_scan(fn, x, axis, layout, tmp_path):
+def compile_scan(fn, x, axis, layout):
     shape, _, threads, per_thread, want = layout
     exe = accy.compile(lambda x: fn(x, axis), x, target=target(shape[axis], threads, per_thread))
-    assemble(exe.ptx, tmp_path)
+    assemble(exe.ptx)
     assert [k.kind for k in exe.kernels] == ["scan"] and not exe.fallbacks, exe.report()
     assert exe.kernels[0].schedule == want, exe.report()
     return exe
@@ -117,11 +117,11 @@ def assert_close(got, want, x, axis, kind):
     assert np.all(err <= tol), f"max error {err.max()}, {np.sum(err > tol)} elements over"
 
 
-def check(layout, program, dtype, rng, tmp_path):
+def check(layout, program, dtype, rng):
     fn, kind = PROGRAMS[program]
     shape, axis = LAYOUTS[layout][:2]
     x = draw(rng, shape, dtype, kind)
-    exe = compile_scan(fn, x, axis, LAYOUTS[layout], tmp_path)
+    exe = compile_scan(fn, x, axis, LAYOUTS[layout])
     got, want = exe.run(x, device="emulator"), exe.run(x, device="reference")
     assert_close(got, want, x, axis, kind)
     return exe
@@ -133,32 +133,32 @@ ROTATED = [(layout, program, DTYPES[(i + j) % len(DTYPES)])
 
 
 @pytest.mark.parametrize("layout,program,dtype", ROTATED, ids=["-".join(c) for c in ROTATED])
-def test_every_layout_and_program(layout, program, dtype, rng, tmp_path):
-    check(layout, program, dtype, rng, tmp_path)
+def test_every_layout_and_program(layout, program, dtype, rng):
+    check(layout, program, dtype, rng)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("program", list(PROGRAMS))
 @pytest.mark.parametrize("layout", ["warp", "lookback"])
-def test_every_dtype_and_program(layout, program, dtype, rng, tmp_path):
-    check(layout, program, dtype, rng, tmp_path)
+def test_every_dtype_and_program(layout, program, dtype, rng):
+    check(layout, program, dtype, rng)
 
 
-def test_lookback_takes_a_workspace(rng, tmp_path):
-    exe = check("lookback", "cumsum", "f32", rng, tmp_path)
+def test_lookback_takes_a_workspace(rng):
+    exe = check("lookback", "cumsum", "f32", rng)
     (kernel,) = exe.kernels
     tiles = 2 * -(-5000 // (64 * 3))
     assert kernel.launch.grid == (tiles, 1, 1) and kernel.workspace >= 16 + 12 * tiles
 
 
-def test_lookback_stops_at_the_nearest_inclusive_prefix(rng, tmp_path):
+def test_lookback_stops_at_the_nearest_inclusive_prefix(rng):
     """On the emulator every block publishes before any looks back, so each walk reaches its
     row's first tile. This launch starts mid-row from a prepared workspace instead: tiles 0-5
     are done (3 with its inclusive prefix, 4 and 5 with only their aggregates, 0-2 with wrong
     prefixes no walk may reach), the counter at 6; the four blocks, scanning tiles 6-9, must
     stop at tile 3 and fold the aggregates of 4 and 5 onto its prefix."""
     x = draw(rng, (1, 1280), "i32", "sum")
-    exe = compile_scan(PROGRAMS["cumsum"][0], x, 1, ((1, 1280), 1, 32, 4, "lookback"), tmp_path)
+    exe = compile_scan(PROGRAMS["cumsum"][0], x, 1, ((1, 1280), 1, 32, 4, "lookback"))
     (kernel,) = exe.kernels
     ws = Workspace(10, "i32")
     work = np.zeros(ws.bytes // 4, np.int32)
@@ -177,7 +177,7 @@ def test_lookback_stops_at_the_nearest_inclusive_prefix(rng, tmp_path):
     np.testing.assert_array_equal(got[:, 768:], np.cumsum(x, axis=1, dtype=np.int32)[:, 768:])
 
 
-def test_every_output_is_written(rng, tmp_path):
+def test_every_output_is_written(rng):
     """A scan with two outputs of its shape (one read through a producer again) and a fused
     consumer: the block schedule writes both at every element."""
     def fn(x):
@@ -185,17 +185,17 @@ def test_every_output_is_written(rng, tmp_path):
         return c, c * x + 1
     x = draw(rng, (3, 200), "f32", "sum")
     exe = accy.compile(fn, x, target=target(200, 128, 2))
-    assemble(exe.ptx, tmp_path)
+    assemble(exe.ptx)
     assert [k.schedule for k in exe.kernels] == ["block"], exe.report()
     for got, want in zip(exe.run(x, device="emulator"), exe.run(x, device="reference")):
         assert_close(got, want, np.exp(x) * 2, 1, "sum")
 
 
-def test_a_body_not_known_to_be_associative_stays_serial(rng, tmp_path):
+def test_a_body_not_known_to_be_associative_stays_serial(rng):
     """logcumsumexp's body (max + log1p(exp(min - max))) is not reassociated: the serial
     schedule runs it, bit for bit as the reference."""
     x = draw(rng, (3, 40), "f32", "sum")
     exe = accy.compile(lambda x: ops.logcumsumexp(x, axis=1), x, target=target(40, 32, 1))
-    assemble(exe.ptx, tmp_path)
+    assemble(exe.ptx)
     assert [k.schedule for k in exe.kernels] == ["serial"], exe.report()
     np.testing.assert_array_equal(exe.run(x, device="emulator"), exe.run(x, device="reference"))

@@ -13,7 +13,6 @@ parameters of every dtype, constants and special registers have their own kernel
 emitted text is assembled by ptxas for sm_80 and sm_90 (once per distinct text; no warnings, no
 spills) when ptxas is installed.
 """
-import hashlib
 import os
 import re
 import shutil
@@ -33,6 +32,7 @@ from accy.lowering.ptx import ULP_BOUND, emit_module
 from accy.passes.target import TargetProfile
 from accy.runtime.emulator.driver import Emulator
 
+from ptxas_check import assemble
 from tensor_helpers import NP, assert_bits, edges, module_of, random_array, random_values, \
     round_fraction
 
@@ -144,28 +144,8 @@ def group_text(key):
 # ---- session helpers: ptxas and the emulator --------------------------------------------------
 
 @pytest.fixture(scope="session")
-def ptxas(tmp_path_factory):
-    """assemble(text): ptxas -arch=sm_80 and sm_90 once per distinct text; fails on an error
-    or a register spill. Does nothing where ptxas is not installed."""
-    exe = shutil.which("ptxas")
-    folder = tmp_path_factory.mktemp("ptxas")
-    done = set()
-
-    def assemble(text):
-        key = hashlib.sha256(text.encode()).hexdigest()[:16]
-        if exe is None or key in done:
-            return
-        path = folder / f"{key}.ptx"
-        path.write_text(text)
-        target = re.search(r"^\.target (sm_\d+)", text, re.M).group(1)
-        for arch in [a for a in ("sm_80", "sm_90") if int(a[3:]) >= int(target[3:])]:
-            r = subprocess.run([exe, f"-arch={arch}", "-v", str(path), "-o", os.devnull],
-                               capture_output=True, text=True)
-            assert r.returncode == 0, f"ptxas -arch={arch} failed:\n{r.stderr[-3000:]}"
-            assert "warning" not in r.stderr.lower(), f"ptxas -arch={arch}:\n{r.stderr}"
-            spills = re.findall(r"(\d+) bytes spill (?:stores|loads)", r.stderr + r.stdout)
-            assert all(s == "0" for s in spills), f"register spills for {arch}:\n{r.stderr}"
-        done.add(key)
+def ptxas():
+    """assemble(text): ptxas for sm_80 and sm_90, no errors, warnings or spills (ptxas_check)."""
     return assemble
 
 
