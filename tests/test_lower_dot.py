@@ -144,20 +144,63 @@ def test_fused_epilogues(case, dtype, rng, tmp_path):
 
 
 def test_large_tiles_stage_results_in_two_bands(rng, tmp_path, monkeypatch):
-    """With enough blocks to fill the GPU the kernel takes 128 x 128 tiles of 8 warps and two
-    stages; its epilogue stages the results in two bands of 64 rows (the pipeline's memory
-    holds one)."""
+    """With enough blocks to fill the GPU the kernel takes 128 x 256 tiles of 8 warps and
+    three stages in dynamic shared memory; its epilogue stages the results in two bands of 64
+    rows (the pipeline's memory holds one). The grid runs over the tiles in ctaid.x."""
     monkeypatch.setattr(dot_lowering, "SMS", 1)
     x, w = draw(rng, (130, 40), "bf16"), draw(rng, (40, 136), "bf16")
     r = draw(rng, (130, 136), "bf16")
     got, exe = compile_and_run(lambda x, w, r: x @ w + r, [x, w, r], tmp_path, "mma")
     (kernel,) = exe.kernels
-    assert kernel.launch.block == (256, 1, 1) and kernel.launch.grid == (2, 2, 1)
+    assert kernel.launch.block == (256, 1, 1) and kernel.launch.grid == (2, 1, 1)
+    assert kernel.launch.shared_bytes == 3 * (128 + 256) * 32 * 2
     d = f64(x) @ f64(w)
     want = d + f64(r)
     bound = 3 * UNIT["bf16"] * (np.abs(d) + np.abs(f64(r))) + \
         dot_error_bound("ik,kj->ij", x, w, 40)
     assert_close(got, want, bound, "large tiles")
+
+
+# name: (einsum spec, lhs shape, rhs shape): edges past every tile size, K past a stage
+# (72: a partial last stage) or short of the pipeline (40: stages zero-filled past K); plain
+# stages A K-major and B free-major, `ki,jk` the other way round
+TILE_CASES = {
+    "plain_130x264x72": ("ik,kj->ij", (130, 72), (72, 264)),
+    "transposed_136x200x40": ("ki,jk->ij", (40, 136), (200, 40)),
+    "batched_2x72x136x40": ("bik,bkj->bij", (2, 72, 40), (2, 40, 136)),
+}
+
+
+@pytest.mark.parametrize("tiles", ["SMALL", "MEDIUM", "LARGE"])
+@pytest.mark.parametrize("case", sorted(TILE_CASES))
+def test_each_tile_configuration(tiles, case, rng, tmp_path, monkeypatch):
+    """Every tile configuration, forced, on edge tiles of both operand layouts (the swizzled
+    rows of 4 chunks when K-major, of 8 to 32 when free-major) and batched: the launch it was
+    written for, the result within f32 accumulation error."""
+    config = getattr(dot_lowering, tiles)
+    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
+    spec, lhs_shape, rhs_shape = TILE_CASES[case]
+    a, b = draw(rng, lhs_shape, "bf16"), draw(rng, rhs_shape, "bf16")
+    got, exe = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], tmp_path, "mma")
+    (kernel,) = exe.kernels
+    want = np.einsum(spec, f64(a), f64(b))
+    m, n = want.shape[-2:]
+    assert kernel.launch.block == (config.threads, 1, 1)
+    assert kernel.launch.grid == (-(-m // config.bm) * -(-n // config.bn), 1,
+                                  want.size // (m * n))
+    bound = UNIT["bf16"] * np.abs(want) + dot_error_bound(spec, a, b, lhs_shape[spec.index("k")])
+    assert_close(got, want, bound, f"{tiles} {case}")
+
+
+def test_tiles_by_problem_size():
+    """The largest tiles whose blocks fill the GPU's SMs: 128 x 256 for big products, 128 x
+    128 when those would leave SMs idle, 64 x 64 for small ones."""
+    tiles = dot_lowering._tiles
+    assert tiles(4096, 4096, 1) is dot_lowering.LARGE
+    assert tiles(65536, 256, 1) is dot_lowering.LARGE
+    assert tiles(2048, 2048, 1) is dot_lowering.MEDIUM
+    assert tiles(512, 512, 1) is dot_lowering.SMALL
+    assert tiles(1024, 1024, 32) is dot_lowering.LARGE
 
 
 # ---- the FMA path ------------------------------------------------------------------------------

@@ -58,8 +58,10 @@ MMA_OPERANDS = ("f16", "bf16")
 MMA_RESULTS = ("f16", "bf16", "f32")
 BK = 32             # K elements per pipeline stage
 CHUNK = 8           # 16-bit elements in one 16-byte cp.async
-PAD = 8             # elements past each staged row (and f32 past each staged result row)
+PAD = 8             # f32 past each staged result row (and, in attention's tiles, 16-bit
+                    # elements past each staged operand row)
 STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
+GROUP = 8           # row tiles of one raster group (blocks launched together share rows)
 
 
 @dataclass(frozen=True)
@@ -85,8 +87,10 @@ class Tiles:
         return self.bn // self.warps_n
 
 
-SMALL = Tiles(64, 64, 2, 2, 3)
-LARGE = Tiles(128, 128, 2, 4, 2)    # two stages: three of 128 x 32 x 2 would pass 48 KiB
+# the per-warp tile sets the ratio of mma to ldmatrix: 64 x 64 issues 32 mma per 8 ldmatrix x4
+SMALL = Tiles(64, 64, 2, 2, 3)      # 4 warps of 32 x 32: small problems, edge-heavy shapes
+MEDIUM = Tiles(128, 128, 2, 2, 4)   # 4 warps of 64 x 64, 64 KiB of stages
+LARGE = Tiles(128, 256, 2, 4, 3)    # 8 warps of 64 x 64, 72 KiB of stages
 
 
 @dataclass(frozen=True)
@@ -145,8 +149,8 @@ def mma_plan(item):
     batch = out.shape[:len(lb)]
     nm = len(lhs.type.shape) - len(lb) - len(lc)
     tiles = _tiles(left.free, right.free, math.prod(batch))
-    grid = (-(-right.free // tiles.bn), -(-left.free // tiles.bm), math.prod(batch))
-    if grid[0] > GRID_X_LIMIT or max(grid[1:]) > GRID_YZ_LIMIT:
+    grid = (-(-right.free // tiles.bn) * -(-left.free // tiles.bm), 1, math.prod(batch))
+    if grid[0] > GRID_X_LIMIT or grid[2] > GRID_YZ_LIMIT:
         return None
     return MmaPlan(left, right, lhs.type.shape[lc[0]], batch, out.shape[len(lb):len(lb) + nm],
                    out.shape[len(lb) + nm:], tiles, grid)
@@ -175,14 +179,16 @@ def _operand(value, batch, contract):
 
 
 def _tiles(m, n, batch):
-    """LARGE when its blocks alone fill the GPU's SMs, else SMALL (more blocks, less waste at
-    the edges)."""
-    blocks = -(-m // LARGE.bm) * -(-n // LARGE.bn) * batch
-    return LARGE if blocks >= SMS else SMALL
+    """The largest tiles whose blocks alone fill the GPU's SMs (fewer blocks, each reusing
+    its staged operands more), else SMALL (more blocks, less waste at the edges)."""
+    for tiles in (LARGE, MEDIUM):
+        if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= SMS:
+            return tiles
+    return SMALL
 
 
 def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
-    """This lane's element offset, in a tile staged at `pitch`, for ldmatrix x4 of the 16
+    """(For tiles staged with padded rows, as attention's are.) This lane's element offset, in a tile staged at `pitch`, for ldmatrix x4 of the 16
     (free) x 16 (K) block whose free index starts at `first` (an i64 value) and K at 0: lanes
     8i..8i+7 point at matrix i, which is (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15,
     8-15) for an A operand (its four registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7),
@@ -207,18 +213,31 @@ def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
 @dataclass(frozen=True)
 class _Staging:
     """Where one operand's tile of a stage lies in the shared array: `rows` x `cols` elements
-    (free x K when K-major, K x free when free-major) at `pitch`, stage s at base + s * size."""
+    (free x K when K-major, K x free when free-major), unpadded and swizzled (`swizzle_value`), at
+    `base` in each stage."""
     rows: int
     cols: int
     base: int
 
     @property
-    def pitch(self):
-        return self.cols + PAD
+    def size(self):
+        return self.rows * self.cols
 
     @property
-    def size(self):
-        return self.rows * self.pitch
+    def chunks(self):
+        """16-byte chunks per row."""
+        return self.cols // CHUNK
+
+
+def swizzle_value(kb, row, chunks):
+    """What staged chunk column `c` of `row` (an i64 value; in a tile of `chunks` chunks per
+    row) is XORed with: the 16-byte chunk c of row r lies at chunk c ^ swizzle(r). Every 8
+    consecutive rows at one chunk column (what one ldmatrix phase reads) and every 8
+    consecutive chunks (what a quarter of a warp's cp.async writes) then fall in the 8
+    distinct 16-byte slots of a 128-byte bank line: rows of 8 chunks or more XOR by row % 8;
+    rows of 4 chunks (64 bytes, two per line) by (row / 2) % 4."""
+    return kb.op("rem", kb.op("div", row, kb.constant(max(1, 8 // chunks), "i64")),
+                 kb.constant(min(chunks, 8), "i64"))
 
 
 def _band_bytes(tiles, passes):
@@ -232,20 +251,25 @@ def _staging(operand, free_tile, base):
 
 @dataclass(frozen=True)
 class _Tile:
-    """One operand's tile as this thread sees it: its chunks to copy (shared index in a
-    stage, global index at k = 0, K left from the chunk's start, whether its free row or
-    column exists) and its ldmatrix row address at the warp's first block (`lane`)."""
+    """One operand's tile as this thread sees it: `copies`, its 16-byte chunks of a stage
+    (shared index at stage 0, global index at k = 0, whether the chunk's free row exists,
+    its K past the thread's first chunk's), `k_left`, K past the first chunk's K, `lanes`, its ldmatrix row addresses at stage 0 keyed by
+    what they vary with (K-major: the 16-deep K step, free-major: the 16-wide free block; the
+    other adds a constant, `_shift`)."""
     operand: Operand
     staging: _Staging
-    chunks: tuple
-    lane: object
+    copies: tuple
+    k_left: object
+    lanes: tuple
 
 
 def _lower_mma(context, block, outline, item, layout, plan):
     from accy.lowering.kernelize import Schedule  # kernelize imports this module
     kb, pointers = start_kernel(context, block, outline, item)
-    _MmaKernel(kb, pointers, item, layout, plan).write()
-    launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), 0)
+    kernel = _MmaKernel(kb, pointers, item, layout, plan)
+    kernel.write()
+    kb.kernel.set_attribute("max_threads", plan.tiles.threads)  # 255 registers for 64 x 64
+    launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), kernel.nbytes)
     return kb.finish(), Schedule(launch, "mma")
 
 
@@ -258,14 +282,17 @@ class _MmaKernel:
         t = self.t
         self.ab = plan.lhs.value.type.dtype
         self.a = _staging(plan.lhs, t.bm, 0)
-        self.b = _staging(plan.rhs, t.bn, t.stages * self.a.size)
-        pipeline = 2 * t.stages * (self.a.size + self.b.size)    # bytes
+        self.b = _staging(plan.rhs, t.bn, self.a.size)
+        self.stage = self.a.size + self.b.size              # elements; stages lie one after
+        pipeline = 2 * t.stages * self.stage                # bytes      # another
         # the staged results reuse the pipeline's memory, in as few bands as fit there
         self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
                             _band_bytes(t, p) <= pipeline), t.warps_m)
-        nbytes = max(pipeline, _band_bytes(t, self.passes))
-        assert nbytes <= STATIC_SHARED, (t, nbytes)
-        self.smem = kb.shared(self.ab, nbytes // 2)
+        self.nbytes = max(pipeline, _band_bytes(t, self.passes))
+        # dynamic memory: more than the 48 KB of static arrays, within every arch's opt-in
+        # limit (accy.passes.outline.MAX_SHARED: 99 KB on sm_86/sm_89, 227 KB on sm_90)
+        assert self.nbytes <= 99 * 1024, (t, self.nbytes)
+        self.smem = kb.shared(self.ab, self.nbytes // 2, dynamic=True)
 
     def c(self, v):
         return self.kb.constant(v, "i64")
@@ -277,8 +304,9 @@ class _MmaKernel:
         warp = kb.op("div", self.tid, c(32))
         self.warp_m, self.warp_n = kb.op("div", warp, c(t.warps_n)), kb.op("rem", warp,
                                                                              c(t.warps_n))
-        self.tile_m = kb.op("mul", kb.convert(kb.special("ctaid.y"), "i64"), c(t.bm))
-        self.tile_n = kb.op("mul", kb.convert(kb.special("ctaid.x"), "i64"), c(t.bn))
+        row_tile, column_tile = self._raster()
+        self.tile_m = kb.op("mul", row_tile, c(t.bm))
+        self.tile_n = kb.op("mul", column_tile, c(t.bn))
         self.batch = kb.convert(kb.special("ctaid.z"), "i64")
         self.batch_root = Lowering(kb, self.layout, self.pointers, self.item).unravel(
             self.batch, self.plan.batch)
@@ -286,101 +314,173 @@ class _MmaKernel:
                  self._tile(self.plan.rhs, self.b, self.tile_n, self.warp_n, False))
         self._epilogue(self._main_loop(tiles))
 
+    def _raster(self):
+        """(row tile, column tile) of this block: ctaid.x runs over the tiles in groups of
+        GROUP row tiles, column by column within a group, so the blocks resident at once
+        share a few row and column panels of the operands in L2."""
+        kb, c = self.kb, self.c
+        rows = -(-self.plan.lhs.free // self.t.bm)
+        columns = self.plan.grid[0] // rows
+        pid = kb.convert(kb.special("ctaid.x"), "i64")
+        group, at = kb.op("div", pid, c(GROUP * columns)), kb.op("rem", pid, c(GROUP * columns))
+        first = kb.op("mul", group, c(GROUP))
+        size = kb.op("min", kb.op("sub", c(rows), first), c(GROUP))    # the last group's rows
+        return kb.op("add", first, kb.op("rem", at, size)), kb.op("div", at, size)
+
     # ---- operand tiles: global -> shared ------------------------------------------------------
     def _tile(self, operand, staging, tile_f, warp, is_a):
-        """The loop-invariant part of this thread's work on one operand's tiles."""
+        """The loop-invariant part of this thread's work on one operand's tiles: its chunks
+        are one chunk column of rows `step` apart (a multiple of the swizzle's 8-row period,
+        so each lies at a constant distance from the first, in shared and global memory)."""
         kb, c, t = self.kb, self.c, self.t
-        per_row = staging.cols // CHUNK
-        count = staging.rows * per_row
-        assert count % t.threads == 0, (staging, t)
+        per_row = staging.chunks
+        step = t.threads // per_row
+        count = staging.rows // step
+        assert t.threads % per_row == 0 and staging.rows % step == 0 and step % 8 == 0, \
+            (staging, t)
         start = c(0)
         for stride, index in zip(operand.batch_strides, self.batch_root):
             start = kb.op("add", start, kb.op("mul", index, c(stride)))
-        chunks = []
-        for j in range(count // t.threads):
-            at = kb.op("add", self.tid, c(j * t.threads))
-            row, col = kb.op("div", at, c(per_row)), kb.op("mul", kb.op("rem", at, c(per_row)),
-                                                           c(CHUNK))
-            f, k = (row, col) if operand.k_major else (col, row)
-            f = kb.op("add", tile_f, f)
-            src = kb.op("add", start, kb.op("add", kb.op("mul", f, c(operand.free_stride)),
-                                            kb.op("mul", k, c(operand.k_stride))))
-            dst = kb.op("add", kb.op("mul", row, c(staging.pitch)), col)
-            chunks.append((dst, src, kb.op("sub", c(self.plan.k), k),
-                           kb.cmp("LT", f, c(operand.free))))
-        return _Tile(operand, staging, tuple(chunks),
-                     self._lane_offset(operand, staging, warp, is_a))
+        row, chunk = kb.op("div", self.tid, c(per_row)), kb.op("rem", self.tid, c(per_row))
+        dst = kb.op("add", c(staging.base), kb.op("add", kb.op("mul", row, c(staging.cols)),
+                    kb.op("mul", kb.op("xor", chunk, swizzle_value(kb, row, per_row)),
+                          c(CHUNK))))
+        col = kb.op("mul", chunk, c(CHUNK))
+        f, k = (row, col) if operand.k_major else (col, row)
+        f = kb.op("add", tile_f, f)
+        src = kb.op("add", start, kb.op("add", kb.op("mul", f, c(operand.free_stride)),
+                                        kb.op("mul", k, c(operand.k_stride))))
+        k_left = kb.op("sub", c(self.plan.k), k)
+        copies = []
+        for j in range(count):
+            rows_down = j * step            # along the free dim (K-major) or K (free-major)
+            if operand.k_major:
+                inside = kb.cmp("LT", kb.op("add", f, c(rows_down)), c(operand.free))
+                src_j = kb.op("add", src, c(rows_down * operand.free_stride))
+            else:
+                inside = kb.cmp("LT", f, c(operand.free))
+                src_j = kb.op("add", src, c(rows_down * operand.k_stride))
+            copies.append((kb.op("add", dst, c(rows_down * staging.cols)), src_j, inside,
+                           (0 if operand.k_major else rows_down)))
+        return _Tile(operand, staging, tuple(copies), k_left,
+                     self._lanes(operand, staging, warp, is_a))
 
     def _issue(self, tiles, k0, stage):
-        """Start copying the K tile at `k0` (an i64 value) into `stage` (an i64 value)."""
+        """Start copying the K tile at `k0` (an i64 value) into the stage at element offset
+        `stage`; chunks past M, N or K are zero-filled (reading nothing)."""
         kb, c = self.kb, self.c
         full, none = kb.constant(16, "i32"), kb.constant(0, "i32")
         for tile in tiles:
             ptr = self.pointers[tile.operand.value]
-            at = kb.op("add", c(tile.staging.base), kb.op("mul", stage, c(tile.staging.size)))
-            for dst, src, k_left, inside in tile.chunks:
-                ok = kb.op("and", inside, kb.cmp("LT", k0, k_left))
-                src = kb.op("add", src, kb.op("mul", k0, c(tile.operand.k_stride)))
-                kb.cp_async(self.smem, kb.op("add", at, dst), ptr,
-                            kb.op("select", ok, src, c(0)),     # no address past the operand
+            k_offset = kb.op("mul", k0, c(tile.operand.k_stride))
+            for dst, src, inside, k_down in tile.copies:
+                ok = kb.op("and", inside, kb.cmp("LT", kb.op("add", k0, c(k_down)) if k_down
+                                                 else k0, tile.k_left))
+                kb.cp_async(self.smem, kb.op("add", stage, dst), ptr,
+                            kb.op("select", ok, kb.op("add", src, k_offset), c(0)),
                             16, kb.op("select", ok, full, none))
 
     def _main_loop(self, tiles):
-        """The K loop: `stages - 1` tiles in flight ahead of the one multiplied; returns the
-        accumulators (f32, 4 per 16 x 8 fragment, fragments row-major over the warp tile)."""
+        """The K loop: `stages - 1` tiles in flight ahead of the one multiplied, the next 16-deep
+        K step's fragments loaded while the current one's mma run (the first step's from the
+        next stage, once it has landed, carried into the next trip); returns the accumulators
+        (f32, 4 per 16 x 8 fragment, fragments row-major over the warp tile)."""
         kb, c, t = self.kb, self.c, self.t
         steps = -(-self.plan.k // BK)
-        ahead = t.stages - 1
-        for s in range(ahead):
-            if s < steps:
-                self._issue(tiles, c(s * BK), c(s))
-            kb.cp_async_wait(t.stages - 2)      # one group per tile, even an empty one
+        ahead, last = t.stages - 1, (t.stages - 1) * self.stage
+        for s in range(ahead):      # zero-filled past K: every stage is written before read
+            self._issue(tiles, c(s * BK), c(s * self.stage))
+            kb.cp_async_wait(t.stages - 2)      # one group per tile
         kb.barrier()
+        first = self._fragments(tiles, c(0), 0)
         fragments = (t.wm // 16) * (t.wn // 8)
+        nregs = len(first)
+        substeps = BK // 16
 
-        def step(kb, kt, *acc):
-            nxt = kb.op("add", kt, c(ahead))
-            kb.if_(kb.cmp("LT", nxt, c(steps)), lambda kb: self._issue(
-                tiles, kb.op("mul", nxt, c(BK)), kb.op("rem", nxt, c(t.stages))))
-            acc = self._multiply(tiles, kb.op("rem", kt, c(t.stages)), list(acc))
-            kb.cp_async_wait(t.stages - 2)      # tile kt + 1 has landed ...
-            kb.barrier()                        # ... for every thread, and kt's stage is free
-            return acc
-        return kb.for_(c(0), c(steps), c(1), [kb.constant(0.0, "f32")] * (4 * fragments),
-                       step)
+        def step(kb, k0, stage, *carried):
+            regs, acc = list(carried[:nregs]), list(carried[nregs:])
+            after = kb.op("select", kb.cmp("EQ", stage, c(last)), c(0), kb.op("add", stage,
+                                                                         c(self.stage)))
+            for ks in range(substeps):
+                if ks == substeps - 1:
+                    kb.cp_async_wait(t.stages - 2)  # tile k0 + BK has landed ...
+                    kb.barrier()                    # ... for every thread, this stage is read
+                    upcoming = self._fragments(tiles, after, 0)
+                else:
+                    upcoming = self._fragments(tiles, stage, ks + 1)
+                if ks == 0:     # into the stage read last trip (every thread is past it)
+                    free = kb.op("select", kb.cmp("EQ", stage, c(0)), c(last),
+                                     kb.op("sub", stage, c(self.stage)))
+                    self._issue(tiles, kb.op("add", k0, c(ahead * BK)), free)
+                acc = self._multiply(regs, acc)
+                regs = upcoming
+            return [after] + regs + acc
+        out = kb.for_(c(0), c(steps * BK), c(BK),
+                      [c(0)] + first + [kb.constant(0.0, "f32")] * (4 * fragments), step)
+        kb.cp_async_wait(0)     # the zero-filled copies past K land before the epilogue ...
+        kb.barrier()            # ... reuses the memory, and every warp is done reading
+        return out[1 + nregs:]
 
     # ---- fragments and mma --------------------------------------------------------------------
-    def _lane_offset(self, operand, staging, warp, is_a):
-        """This lane's row address (as an element index in a stage) for ldmatrix x4 of a 16
-        (free) x 16 (K) block at the warp's first rows (see `ldmatrix_lane`)."""
-        first = self.kb.op("mul", warp, self.c(self.t.wm if is_a else self.t.wn))
-        return ldmatrix_lane(self.kb, self.lane, first, staging.pitch, operand.k_major, is_a)
+    def _lanes(self, operand, staging, warp, is_a):
+        """This lane's ldmatrix x4 row addresses (element indices in stage 0) for the warp's
+        16 (free) x 16 (K) blocks: lanes 8i..8i+7 point at the rows of matrix i, which is
+        (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) for an A operand (its four
+        registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15) for a B operand
+        (two 8-column fragments). The swizzle of a row depends on the row % 8 only, which
+        is the lane's % 8; K-major: one address per K step (the free block adds 16 rows),
+        free-major (read with `.trans`): one per free block (the K step adds 16 rows)."""
+        kb, c, t = self.kb, self.c, self.t
+        lane = self.lane
+        i, r = kb.op("div", lane, c(8)), kb.op("rem", lane, c(8))
+        low, high = kb.op("rem", i, c(2)), kb.op("div", i, c(2))
+        fb, kblock = (low, high) if is_a else (high, low)
+        first = kb.op("mul", warp, c(t.wm if is_a else t.wn))
+        xor = swizzle_value(kb, r, staging.chunks)
+        lanes = []
+        if operand.k_major:
+            row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, c(8)))
+            for ks in range(BK // 16):
+                chunk = kb.op("xor", kb.op("add", kblock, c(2 * ks)), xor)
+                lanes.append(kb.op("add", c(staging.base), kb.op("add", kb.op(
+                    "mul", row, c(staging.cols)), kb.op("mul", chunk, c(CHUNK)))))
+        else:
+            row = kb.op("add", r, kb.op("mul", kblock, c(8)))
+            for block in range((t.wm if is_a else t.wn) // 16):
+                chunk = kb.op("add", kb.op("div", first, c(CHUNK)), kb.op("add", fb,
+                                                                           c(2 * block)))
+                chunk = kb.op("xor", chunk, xor)
+                lanes.append(kb.op("add", c(staging.base), kb.op("add", kb.op(
+                    "mul", row, c(staging.cols)), kb.op("mul", chunk, c(CHUNK)))))
+        return tuple(lanes)
 
-    def _load(self, tile, stage, block, ks):
-        """ldmatrix x4 of the warp's 16 x 16 block `block` (along the free dim) at K step
-        `ks`."""
-        kb, c, staging = self.kb, self.c, tile.staging
-        shift = 16 * block * staging.pitch + 16 * ks if tile.operand.k_major else \
-            16 * ks * staging.pitch + 16 * block
-        at = kb.op("add", kb.op("add", c(staging.base), kb.op("mul", stage, c(staging.size))),
-                   kb.op("add", tile.lane, c(shift)))
-        return kb.ldmatrix(self.smem, at, 4, trans=not tile.operand.k_major)
+    def _fragments(self, tiles, stage, ks):
+        """The warp's A and B fragment registers at K step `ks` of the stage at element
+        offset `stage`: A's 16 x 16 blocks (4 registers each), then B's 16 x 8 ones (2)."""
+        kb, c, t = self.kb, self.c, self.t
+        regs = []
+        for tile, blocks in ((tiles[0], t.wm // 16), (tiles[1], t.wn // 16)):
+            cols, trans = tile.staging.cols, not tile.operand.k_major
+            if tile.operand.k_major:
+                base = kb.op("add", tile.lanes[ks], stage)
+                at = [kb.op("add", base, c(16 * block * cols)) for block in range(blocks)]
+            else:
+                at = [kb.op("add", kb.op("add", tile.lanes[block], stage), c(16 * ks * cols))
+                      for block in range(blocks)]
+            for index in at:
+                regs += kb.ldmatrix(self.smem, index, 4, trans=trans)
+        return regs
 
-    def _multiply(self, tiles, stage, acc):
-        """The accumulators after the K tile in `stage`: per 16-deep K step, every A and B
-        fragment of the warp tile, then every mma."""
+    def _multiply(self, regs, acc):
+        """The accumulators after every mma of one K step's fragments `regs`."""
         kb, t = self.kb, self.t
         mt, nt = t.wm // 16, t.wn // 8
-        for ks in range(BK // 16):
-            a = [self._load(tiles[0], stage, i, ks) for i in range(mt)]
-            b = []
-            for j in range(nt // 2):
-                regs = self._load(tiles[1], stage, j, ks)
-                b += [regs[:2], regs[2:]]
-            for i in range(mt):
-                for j in range(nt):
-                    at = 4 * (i * nt + j)
-                    acc[at:at + 4] = kb.mma(a[i], b[j], acc[at:at + 4], self.ab)
+        a, b = regs[:4 * mt], regs[4 * mt:]
+        for i in range(mt):
+            for j in range(nt):
+                at = 4 * (i * nt + j)
+                acc[at:at + 4] = kb.mma(a[4 * i:4 * i + 4], b[2 * j:2 * j + 2], acc[at:at + 4],
+                                        self.ab)
         return acc
 
     # ---- epilogue -------------------------------------------------------------------------------
