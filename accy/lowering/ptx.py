@@ -296,11 +296,32 @@ def _kernel_ops(kernels):
 
 
 def _dest_class(opcode):
-    parts = opcode.split(".")
-    if parts[0] in ("setp", "testp"):
-        return "p"
-    types = [p for p in parts[1:] if p in TYPE_CLASS]
-    return TYPE_CLASS[types[0] if parts[0] == "cvt" else types[-1]]
+    found = _DEST_CLASS.get(opcode)
+    if found is None:
+        parts = opcode.split(".")
+        if parts[0] in ("setp", "testp"):
+            found = "p"
+        else:
+            types = [p for p in parts[1:] if p in TYPE_CLASS]
+            found = TYPE_CLASS[types[0] if parts[0] == "cvt" else types[-1]]
+        _DEST_CLASS[opcode] = found
+    return found
+
+
+_DEST_CLASS = {}        # opcode -> its destination's register class (a few hundred opcodes)
+
+
+def _template_lines(text):
+    """A template's lines, each split into literal text and placeholder names (odd items),
+    parsed once per template text."""
+    found = _TEMPLATES.get(text)
+    if found is None:
+        found = _TEMPLATES[text] = [_PLACEHOLDER.split(line.strip())
+                                    for line in text.strip().splitlines() if line.strip()]
+    return found
+
+
+_TEMPLATES = {}
 
 
 def _int_imm(value):
@@ -357,22 +378,23 @@ class _Kernel:
     def template(self, text, vcls, **bind):
         """Emit a template (see INT); fresh temporaries for {v0} (class vcls), {p0}, ..."""
         temps = {}
-
-        def sub(m):
-            name = m.group(1)
-            if name in bind:
-                return str(bind[name])
-            if name not in temps:
-                t = _TEMP.match(name)
-                if t:
-                    temps[name] = self.new(vcls if t.group(1) == "v" else t.group(1))
-                elif re.fullmatch(r"L\d+", name):
-                    temps[name] = self.label()
-                else:
-                    raise KeyError(f"template placeholder {{{name}}} is unbound")
-            return temps[name]
-        for line in text.strip().splitlines():
-            line = _PLACEHOLDER.sub(sub, line.strip())
+        for parts in _template_lines(text):
+            out = list(parts)
+            for i in range(1, len(parts), 2):
+                name = parts[i]
+                if name in bind:
+                    out[i] = str(bind[name])
+                    continue
+                if name not in temps:
+                    t = _TEMP.match(name)
+                    if t:
+                        temps[name] = self.new(vcls if t.group(1) == "v" else t.group(1))
+                    elif re.fullmatch(r"L\d+", name):
+                        temps[name] = self.label()
+                    else:
+                        raise KeyError(f"template placeholder {{{name}}} is unbound")
+                out[i] = temps[name]
+            line = "".join(out)
             if not line:
                 continue
             if line.endswith(":"):
