@@ -8,25 +8,39 @@
 - each operand's innermost dim of size > 1 is its contracting dim (K-major) or its last free
   dim (free-major, a transposed operand: read with `ldmatrix.trans`), and that dim's extent is
   a multiple of 8 (so every staged row starts 16-byte aligned);
-- a non-empty result, with at most 65535 row tiles and 65535 batch entries (the grid).
+- a non-empty result, with at most 65535 batch entries (the grid's z).
 Everything else takes the FMA path: f32, f64 and integer dots, an f64 `accumulation_type`,
 converted or unaligned operands (e.g. a row-major K x N rhs whose N is not a multiple of 8),
 several contracting dims.
 
-The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry (grid: column tiles,
-row tiles, batch), `SMALL` (64 x 64, 4 warps of 32 x 32, three stages) or, when its tiles
-alone fill the GPU, `LARGE` (128 x 128, 8 warps of 64 x 32, two stages). K advances `BK` = 32
-elements per stage: each thread copies 16-byte chunks of both operand tiles global -> shared
-with `kl.cp_async` (zero-filled past M, N and K, so edge tiles need no other guard), and the
-pipeline keeps `stages - 1` tiles in flight while the warps multiply the oldest one:
-`ldmatrix` x4 loads the A and B fragments (`.trans` for a free-major operand), `mma.sync`
-m16n8k16 accumulates in f32 registers. Staged rows are padded by 8 elements, so the 8 rows one
-ldmatrix phase reads fall in distinct banks. The epilogue stages the accumulators in the same
-shared memory (as f32, in one or two passes of rows), then the block's threads walk the tile
-in row-major order: each computes the item's epilogue (bias, activation, scale, residual,
-convert: the item's other ops, through `Lowering` at that element, the dot's value being the
-f32 sum converted to the accumulation type, then to the result dtype) and stores every output
-there, guarded by M and N.
+The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry; `_tiles` picks the
+largest configuration whose blocks alone fill the GPU's SMs: `LARGE` (128 x 256, 8 warps of
+64 x 64, three stages), `MEDIUM` (128 x 128, 4 warps of 64 x 64, four stages), else `SMALL` (64
+x 64, 4 warps of 32 x 32, three stages: small problems waste less at the edges). The per-warp
+tile decides the ratio of mma to shared-memory loads: 64 x 64 issues 32 mma per 8 ldmatrix x4.
+The grid is (tiles, 1, batch): ctaid.x runs over the tiles in groups of `GROUP` row tiles, column
+by column within a group, so the blocks resident at once share operand panels in L2. The stages
+live in the kernel's dynamic shared memory (`kl.shared {dynamic}`, the launch's `shared_bytes`:
+64 and 72 KiB, past the 48 KB static arrays may hold, within every arch's opt-in limit,
+`accy.passes.outline.MAX_SHARED`). K advances `BK` = 32 elements per stage: each thread copies
+16-byte chunks of both operand tiles global -> shared with `kl.cp_async` (zero-filled past M, N
+and K, so edge tiles need no other guard, and stages past K are copied too, as zeros, so every
+stage is written before it is read); a thread's chunks are one chunk column of rows a multiple
+of 8 apart, so their addresses are constant offsets from one computed before the loop, which
+carries only the stage offset. Staged rows are unpadded; their 16-byte chunks are XOR-swizzled
+(`swizzle_value`) so that the 8 rows one ldmatrix phase reads and the chunks a quarter warp's
+cp.async writes fall in distinct banks. The pipeline keeps `stages - 1` tiles in flight while
+the warps multiply the oldest one: `ldmatrix` x4 loads the A and B fragments (`.trans` for a
+free-major operand), `mma.sync` m16n8k16 accumulates in f32 registers; the fragments of the
+next 16-deep K step are loaded before the current step's mma (those of a stage's first step
+right after the one barrier per stage, carried into the next trip). The epilogue stages the
+accumulators in the same shared memory (as f32 rows padded by `PAD`, in one or two bands of
+rows), then the block's threads walk the tile in row-major order: each computes the item's
+epilogue (bias, activation, scale, residual, convert: the item's other ops, through `Lowering`
+at that element, the dot's value being the f32 sum converted to the accumulation type, then to
+the result dtype) and stores every output there, guarded by M and N. The kernel declares its
+block size (`max_threads`), so ptxas may give a thread the 255 registers a 64 x 64 warp tile
+needs (128 accumulators, 32 fragment registers) without spilling.
 
 Numerics of the tensor-core path: products of 16-bit operands are exact, sums are f32 in the
 hardware's order, so a result differs from the reference's (an f64 sum rounded once) by f32
