@@ -349,7 +349,7 @@ def test_fence_orders_a_flag_after_the_data_it_publishes(rng, dev, ptxas):
     assert dev.from_device(pwork, (1,), np.int32)[0] == 1
 
 
-@pytest.mark.parametrize("build,message", [
+BAD_PARALLEL_OPS = [
     (lambda kb, p: kb.vload(p, kb.constant(0, "i64"), 3), "cannot load 3 x f32"),
     (lambda kb, p: kb.emit("kl.shared", (), [shared_type("f32")], count=0), "positive count"),
     (lambda kb, p: kb.emit("kl.shuffle", (kb.constant(1.0, "f32"), kb.constant(1, "i32")),
@@ -361,13 +361,7 @@ def test_fence_orders_a_flag_after_the_data_it_publishes(rng, dev, ptxas):
      "at an i64 byte offset"),
     (lambda kb, p: kb.while_([kb.constant(0, "i64")], lambda kb, i: [i, i]),
      "an i1 \\(continue\\)"),
-])
-def test_bad_parallel_ops_fail_verification(build, message):
-    m, kb = _kernel("bad", [ptr_type("f32")])
-    build(kb, kb.params[0])
-    kb.finish()
-    with pytest.raises(VerifyError, match=message):
-        m.verify()
+]
 
 
 def test_kernel_parameters_cannot_be_shared_pointers():
@@ -600,7 +594,7 @@ def _bad_shared(kb, dtype="f32"):
     return kb.shared(dtype, 64)
 
 
-@pytest.mark.parametrize("build,message", [
+BAD_TENSOR_CORE_OPS = [
     (lambda kb, p: kb.ldmatrix(_bad_shared(kb), kb.constant(0, "i64"), 4),
      "reads a !kl.shared<f16> or <bf16> array"),
     (lambda kb, p: kb.ldmatrix(_bad_shared(kb, "f16"), kb.constant(0, "i64"), 3),
@@ -618,8 +612,11 @@ def _bad_shared(kb, dtype="f32"):
                                kb.constant(0, "i64"), 16, kb.constant(16, "i32")),
      "same dtype"),
     (lambda kb, p: kb.cp_async_wait(-1), "pending must be 0 or more"),
-])
-def test_bad_tensor_core_ops_fail_verification(build, message):
+]
+
+
+@pytest.mark.parametrize("build,message", BAD_PARALLEL_OPS + BAD_TENSOR_CORE_OPS)
+def test_bad_ops_fail_verification(build, message):
     m, kb = _kernel("bad", [ptr_type("f32")])
     build(kb, kb.params[0])
     kb.finish()
