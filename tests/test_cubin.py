@@ -75,20 +75,23 @@ def test_without_ptxas_the_cubin_is_a_clear_error(x, monkeypatch):
     assert "(registers and spills: ptxas is not installed)" in report
 
 
-def test_a_failing_ptxas_is_an_error_with_its_messages(x, monkeypatch, tmp_path):
+def fake_ptxas(script, monkeypatch, tmp_path):
+    """accy finds a ptxas that runs `script` (a shell script's body)."""
     fake = tmp_path / "ptxas"
-    fake.write_text("#!/bin/sh\necho 'ptxas fatal   : Unresolved extern function' >&2\nexit 255\n")
+    fake.write_text("#!/bin/sh\n" + script)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setattr(ptxas_module, "find_ptxas", lambda: str(fake))
+
+
+def test_a_failing_ptxas_is_an_error_with_its_messages(x, monkeypatch, tmp_path):
+    fake_ptxas("echo 'ptxas fatal   : Unresolved extern function' >&2\nexit 255\n",
+               monkeypatch, tmp_path)
     with pytest.raises(PtxasError, match="(?s)rejects the PTX module.*Unresolved extern"):
         accy.compile(three_kernels, x, target=CUBIN)
 
 
 def test_a_ptxas_that_writes_no_cubin_is_an_error(x, monkeypatch, tmp_path):
-    fake = tmp_path / "ptxas"
-    fake.write_text("#!/bin/sh\nexit 0\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setattr(ptxas_module, "find_ptxas", lambda: str(fake))
+    fake_ptxas("exit 0\n", monkeypatch, tmp_path)
     with pytest.raises(PtxasError, match="wrote no cubin"):
         accy.compile(three_kernels, x, target=CUBIN)
 
@@ -210,8 +213,5 @@ def test_the_cuda_device_runs_cubins_of_its_own_major_arch(capability, arch, run
 
 def test_the_report_says_why_it_has_no_registers_when_ptxas_fails(x, monkeypatch, tmp_path):
     exe = accy.compile(three_kernels, x)
-    fake = tmp_path / "ptxas"
-    fake.write_text("#!/bin/sh\necho 'ptxas fatal   : broken' >&2\nexit 1\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setattr(ptxas_module, "find_ptxas", lambda: str(fake))
+    fake_ptxas("echo 'ptxas fatal   : broken' >&2\nexit 1\n", monkeypatch, tmp_path)
     assert "(registers and spills: ptxas -arch=sm_90 rejects the PTX module" in exe.report()
