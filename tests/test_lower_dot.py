@@ -1,13 +1,10 @@
 """dot_general lowering (accy/lowering/dot.py): the tensor-core path ("mma" schedule: cp.async
 pipeline, ldmatrix, mma.sync m16n8k16, fused epilogue) on f16/bf16 operands, plain, batched and
 with either operand transposed, at shapes that are not multiples of the tiles, against numpy's
-float64 matmul within f32 accumulation error; the FMA path ("serial") for what the tensor cores
+float64 matmul within f32 accumulation error; split-K ("mma split-k") for few tiles over a long
+K; the FMA path ("serial") for what the tensor cores
 do not take. Kernels run on the CPU emulator over fresh random inputs; every PTX text goes
 through ptxas for sm_80 and sm_90 with no register spills."""
-import re
-import shutil
-import subprocess
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -16,26 +13,10 @@ import accy
 import accy.ops as ops
 from accy.frontend.linalg import einsum
 from accy.lowering import dot as dot_lowering
+from ptxas_check import assemble
 
-PTXAS = shutil.which("ptxas")
 NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
 UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roundoff
-_ASSEMBLED = set()
-
-
-def assemble(ptx, tmp_path):
-    """ptxas accepts `ptx` for sm_80 and sm_90 with no spills (each text once per session)."""
-    if PTXAS is None or ptx in _ASSEMBLED:
-        return
-    for arch in ("sm_80", "sm_90"):
-        path = tmp_path / f"dot_{arch}.ptx"
-        path.write_text(re.sub(r"^\.target sm_\d+", f".target {arch}", ptx, flags=re.M))
-        done = subprocess.run([PTXAS, f"-arch={arch}", "-v", str(path), "-o",
-                               str(tmp_path / "dot.cubin")], capture_output=True, text=True)
-        assert done.returncode == 0, f"ptxas -arch={arch}:\n{done.stderr}"
-        spills = re.findall(r"(\d+) bytes spill (?:stores|loads)", done.stderr)
-        assert spills and all(s == "0" for s in spills), f"{arch} spills:\n{done.stderr}"
-    _ASSEMBLED.add(ptx)
 
 
 def draw(rng, shape, dtype, scale=1.0):
@@ -43,11 +24,11 @@ def draw(rng, shape, dtype, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(NP[dtype])
 
 
-def compile_and_run(fn, args, tmp_path, schedule):
+def compile_and_run(fn, args, schedule):
     """Compile `fn`, check its dot_general kernel's schedule and its PTX, run it on the
     emulator; returns (result, executable)."""
     exe = accy.compile(fn, *args)
-    assemble(exe.ptx, tmp_path)
+    assemble(exe.ptx)
     dots = [k for k in exe.kernels if k.kind == "dot_general"]
     assert [k.schedule for k in dots] == [schedule], exe.report()
     assert not exe.fallbacks
@@ -90,10 +71,10 @@ MMA_CASES = {
 
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 @pytest.mark.parametrize("case", sorted(MMA_CASES))
-def test_tensor_cores_match_numpy(case, dtype, rng, tmp_path):
+def test_tensor_cores_match_numpy(case, dtype, rng):
     spec, lhs_shape, rhs_shape = MMA_CASES[case]
     a, b = draw(rng, lhs_shape, dtype), draw(rng, rhs_shape, dtype)
-    got, _ = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], tmp_path, "mma")
+    got, _ = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], "mma")
     want = np.einsum(spec, f64(a), f64(b))
     k = lhs_shape[spec.index("k")]
     assert got.dtype == NP[dtype] and got.shape == want.shape
@@ -123,7 +104,7 @@ EPILOGUES = {
 
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 @pytest.mark.parametrize("case", sorted(EPILOGUES))
-def test_fused_epilogues(case, dtype, rng, tmp_path):
+def test_fused_epilogues(case, dtype, rng):
     """One kernel computes the dot and its epilogue (M 33, N 24, K 40: edge tiles on both
     sides). Each op of the epilogue rounds to the dtype, so the bound allows a few units of
     roundoff of every term on top of the dot's own error."""
@@ -131,7 +112,7 @@ def test_fused_epilogues(case, dtype, rng, tmp_path):
     m, n, k = 33, 24, 40
     x, w = draw(rng, (m, k), dtype, k ** -0.5), draw(rng, (k, n), dtype)
     b, r = draw(rng, (n,), dtype), draw(rng, (m, n), dtype)
-    got, exe = compile_and_run(fn, [x, w, b, r], tmp_path, "mma")
+    got, exe = compile_and_run(fn, [x, w, b, r], "mma")
     assert len(exe.kernels) == 1, exe.report()
     d = f64(x) @ f64(w)
     want = numpy_fn(d, f64(b), f64(r))
@@ -143,14 +124,14 @@ def test_fused_epilogues(case, dtype, rng, tmp_path):
     assert_close(got, want, bound, case)
 
 
-def test_large_tiles_stage_results_in_two_bands(rng, tmp_path, monkeypatch):
+def test_large_tiles_stage_results_in_two_bands(rng, monkeypatch):
     """With enough blocks to fill the GPU the kernel takes 128 x 256 tiles of 8 warps and
     three stages in dynamic shared memory; its epilogue stages the results in two bands of 64
     rows (the pipeline's memory holds one). The grid runs over the tiles in ctaid.x."""
     monkeypatch.setattr(dot_lowering, "SMS", 1)
     x, w = draw(rng, (130, 40), "bf16"), draw(rng, (40, 136), "bf16")
     r = draw(rng, (130, 136), "bf16")
-    got, exe = compile_and_run(lambda x, w, r: x @ w + r, [x, w, r], tmp_path, "mma")
+    got, exe = compile_and_run(lambda x, w, r: x @ w + r, [x, w, r], "mma")
     (kernel,) = exe.kernels
     assert kernel.launch.block == (256, 1, 1) and kernel.launch.grid == (2, 1, 1)
     assert kernel.launch.shared_bytes == 3 * (128 + 256) * 32 * 2
@@ -173,7 +154,7 @@ TILE_CASES = {
 
 @pytest.mark.parametrize("tiles", ["SMALL", "MEDIUM", "LARGE"])
 @pytest.mark.parametrize("case", sorted(TILE_CASES))
-def test_each_tile_configuration(tiles, case, rng, tmp_path, monkeypatch):
+def test_each_tile_configuration(tiles, case, rng, monkeypatch):
     """Every tile configuration, forced, on edge tiles of both operand layouts (the swizzled
     rows of 4 chunks when K-major, of 8 to 32 when free-major) and batched: the launch it was
     written for, the result within f32 accumulation error."""
@@ -181,7 +162,7 @@ def test_each_tile_configuration(tiles, case, rng, tmp_path, monkeypatch):
     monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
     spec, lhs_shape, rhs_shape = TILE_CASES[case]
     a, b = draw(rng, lhs_shape, "bf16"), draw(rng, rhs_shape, "bf16")
-    got, exe = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], tmp_path, "mma")
+    got, exe = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], "mma")
     (kernel,) = exe.kernels
     want = np.einsum(spec, f64(a), f64(b))
     m, n = want.shape[-2:]
@@ -203,6 +184,56 @@ def test_tiles_by_problem_size():
     assert tiles(1024, 1024, 32) is dot_lowering.LARGE
 
 
+# ---- split-K ---------------------------------------------------------------------------------
+
+# name: (einsum spec, lhs shape, rhs shape, K slices): few tiles over a long K, with edges in M,
+# N and K (a short last slice, a slice ending inside a stage) and both staging layouts
+SPLIT_CASES = {
+    "plain_40x72x1000": ("ik,kj->ij", (40, 1000), (1000, 72), 7),
+    "rhs_t_17x9x296": ("ik,jk->ij", (17, 296), (9, 296), 2),
+    "lhs_t_72x24x392": ("ki,kj->ij", (392, 72), (392, 24), 3),
+    "batched_2x33x40x520": ("bik,bkj->bij", (2, 33, 520), (2, 520, 40), 4),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("case", sorted(SPLIT_CASES))
+def test_split_k(case, dtype, rng):
+    """Too few tiles to fill the GPU over a long K: the blocks of a tile each multiply a slice
+    of K, and the last to finish sums the f32 partials (in slice order) and computes the fused
+    epilogue (a bias and tanh), within f32 accumulation error plus the epilogue's roundoff."""
+    spec, lhs_shape, rhs_shape, splits = SPLIT_CASES[case]
+    k = lhs_shape[spec.index("k")]
+    a, w = draw(rng, lhs_shape, dtype, k ** -0.5), draw(rng, rhs_shape, dtype)
+    n = rhs_shape[spec.split("->")[0].split(",")[1].index("j")]
+    bias = draw(rng, (n,), dtype)
+    got, exe = compile_and_run(lambda x, y, b: ops.tanh(einsum(spec, x, y) + b),
+                               [a, w, bias], "mma split-k")
+    (kernel,) = exe.kernels
+    assert kernel.launch.grid[1] == splits and kernel.workspace > 0, exe.report()
+    d = np.einsum(spec, f64(a), f64(w))
+    want = np.tanh(d + f64(bias))
+    assert got.dtype == NP[dtype] and got.shape == want.shape
+    bound = 6 * UNIT[dtype] * (np.abs(d) + np.abs(f64(bias)) + 1) + \
+        2 * dot_error_bound(spec, a, w, k)
+    assert_close(got, want, bound, case)
+
+
+def test_split_k_slices():
+    """K is split only when the tiles (over every batch entry) leave SMs idle and K holds at
+    least two slices of MIN_SLICE: into as many slices as bring the blocks to SMS or just past
+    it, each a whole number of stages."""
+    depth, sms, bk = dot_lowering._slice_depth, dot_lowering.SMS, dot_lowering.BK
+    assert depth(sms, 8192) == 8192                         # the tiles fill the GPU
+    assert depth(2, 2 * dot_lowering.MIN_SLICE - 8) == 2 * dot_lowering.MIN_SLICE - 8
+    for blocks, k in ((16, 8192), (1, 4096), (100, 4096), (3, 1000)):
+        d = depth(blocks, k)
+        splits = -(-k // d)
+        assert d % bk == 0 and d >= dot_lowering.MIN_SLICE and splits >= 2
+        assert blocks * splits < 2 * sms and (blocks * splits >= sms or
+                                              splits == k // dot_lowering.MIN_SLICE)
+
+
 # ---- the FMA path ------------------------------------------------------------------------------
 
 FMA_CASES = {   # name: (function, shapes, dtype)
@@ -215,14 +246,14 @@ FMA_CASES = {   # name: (function, shapes, dtype)
 
 
 @pytest.mark.parametrize("case", sorted(FMA_CASES))
-def test_the_rest_takes_the_fma_path(case, rng, tmp_path):
+def test_the_rest_takes_the_fma_path(case, rng):
     """Unaligned rows, f32 and operands computed inside the item stay on the FMA path, which
     matches the reference bit for bit under the exact tier."""
     fn, shapes, dtype = FMA_CASES[case]
     args = [draw(rng, s, dtype) for s in shapes]
     if case == "converted_operand":
         args[0] = draw(rng, shapes[0], "f32")
-    got, exe = compile_and_run(fn, args, tmp_path, "serial")
+    got, exe = compile_and_run(fn, args, "serial")
     want = exe.run(*args, device="reference")
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
@@ -242,12 +273,12 @@ def _dot_accumulating_in(dtype):
 
 
 @pytest.mark.parametrize("accumulation,schedule", [("f16", "mma"), ("f64", "serial")])
-def test_the_accumulation_type_rounds_the_sum(accumulation, schedule, rng, tmp_path):
+def test_the_accumulation_type_rounds_the_sum(accumulation, schedule, rng):
     """f16 operands, an f32 result: the sum is rounded to the op's accumulation type first,
     on both paths (an f16 accumulation gives f16 values); an f64 accumulation keeps the FMA
     path and its f64 sums."""
     x, y = draw(rng, (24, 32), "f16"), draw(rng, (32, 16), "f16")
-    got, exe = compile_and_run(_dot_accumulating_in(accumulation), [x, y], tmp_path, schedule)
+    got, exe = compile_and_run(_dot_accumulating_in(accumulation), [x, y], schedule)
     want = exe.run(x, y, device="reference")
     assert got.dtype == np.float32
     if schedule == "serial":

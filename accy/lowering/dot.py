@@ -42,10 +42,20 @@ the result dtype) and stores every output there, guarded by M and N. The kernel 
 block size (`max_threads`), so ptxas may give a thread the 255 registers a 64 x 64 warp tile
 needs (128 accumulators, 32 fragment registers) without spilling.
 
+**Split-K** (schedule "mma split-k"): when the tiles of every batch entry together are fewer
+than the GPU's SMs and K holds at least two slices of `MIN_SLICE`, `_slice_depth` cuts K into
+slices of a whole number of stages, as many as bring the blocks to SMS (at most K / MIN_SLICE);
+the grid's y runs over the slices. A block runs the same pipeline over its slice (copies are
+zero-filled past the slice's end as past K), stores its f32 accumulators as a partial tile in the
+workspace, and thread 0 takes a ticket from the tile's i32 counter there (an atomic add between
+fences). The block that takes the last ticket sums the tile's partials in slice order, so the
+result does not depend on which block finishes last (no float atomics), and computes and stores
+the outputs as the plain epilogue does.
+
 Numerics of the tensor-core path: products of 16-bit operands are exact, sums are f32 in the
 hardware's order, so a result differs from the reference's (an f64 sum rounded once) by f32
-accumulation error (about K * 2^-24 relative to the sum of |products|), and then by the
-roundings to the accumulation and result dtypes.
+accumulation error (about K * 2^-24 relative to the sum of |products|; split-K sums each
+slice, then the slices, in f32), and then by the roundings to the accumulation and result dtypes.
 
 **FMA** (schedule "serial", the correctness baseline): a thread per output element in a
 grid-stride loop; each thread walks the contracting dims in row-major order accumulating
@@ -63,6 +73,7 @@ import math
 from dataclasses import dataclass
 
 from accy.lowering.elementwise import Lowering, identity_index, start_kernel
+from accy.lowering.kl import KernelBuilder, ptr_type, scalar
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, SMS, Launch
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.dialect import accumulation_type
@@ -76,6 +87,7 @@ PAD = 8             # f32 past each staged result row (and, in attention's tiles
                     # elements past each staged operand row)
 STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
 GROUP = 8           # row tiles of one raster group (blocks launched together share rows)
+MIN_SLICE = 4 * BK  # fewest K elements of one split-K slice (enough stages to fill the pipeline)
 
 
 @dataclass(frozen=True)
@@ -129,7 +141,12 @@ class MmaPlan:
     m_shape: tuple          # the result's lhs free dims
     n_shape: tuple          # the result's rhs free dims
     tiles: Tiles
-    grid: tuple
+    grid: tuple             # (tiles, K slices, batch entries)
+    depth: int              # K elements of one slice (a multiple of BK; all of K when unsplit)
+
+    @property
+    def splits(self):
+        return self.grid[1]
 
 
 def lower_dot(context, block, outline, item, layout, target):
@@ -163,11 +180,14 @@ def mma_plan(item):
     batch = out.shape[:len(lb)]
     nm = len(lhs.type.shape) - len(lb) - len(lc)
     tiles = _tiles(left.free, right.free, math.prod(batch))
-    grid = (-(-right.free // tiles.bn) * -(-left.free // tiles.bm), 1, math.prod(batch))
+    count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
+    k = lhs.type.shape[lc[0]]
+    depth = _slice_depth(count * math.prod(batch), k)
+    grid = (count, -(-k // depth), math.prod(batch))
     if grid[0] > GRID_X_LIMIT or grid[2] > GRID_YZ_LIMIT:
         return None
-    return MmaPlan(left, right, lhs.type.shape[lc[0]], batch, out.shape[len(lb):len(lb) + nm],
-                   out.shape[len(lb) + nm:], tiles, grid)
+    return MmaPlan(left, right, k, batch, out.shape[len(lb):len(lb) + nm],
+                   out.shape[len(lb) + nm:], tiles, grid, depth)
 
 
 def _operand(value, batch, contract):
@@ -199,6 +219,17 @@ def _tiles(m, n, batch):
         if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= SMS:
             return tiles
     return SMALL
+
+
+def _slice_depth(blocks, k):
+    """K elements per split-K slice for `blocks` tiles (all batch entries) over K `k`: all of K
+    (one slice) when the tiles alone fill the GPU's SMs; else as many slices as bring the
+    blocks to between SMS and 2 SMS, but none shallower than MIN_SLICE, each a whole number of
+    stages (the last one may be shorter)."""
+    splits = min(-(-SMS // blocks), k // MIN_SLICE)
+    if blocks >= SMS or splits < 2:
+        return k
+    return -(-k // (splits * BK)) * BK
 
 
 def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
@@ -279,12 +310,20 @@ class _Tile:
 
 def _lower_mma(context, block, outline, item, layout, plan):
     from accy.lowering.kernelize import Schedule  # kernelize imports this module
-    kb, pointers = start_kernel(context, block, outline, item)
+    if plan.splits == 1:
+        kb, pointers = start_kernel(context, block, outline, item)
+    else:   # start_kernel's parameters, then the workspace
+        kb = KernelBuilder(context, block, outline.name,
+                           [ptr_type(v.type.dtype) for v in item.inputs + item.outputs] +
+                           [scalar("i64")] * len(outline.scalars) + [ptr_type("i32")])
+        pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
     kernel = _MmaKernel(kb, pointers, item, layout, plan)
     kernel.write()
     kb.kernel.set_attribute("max_threads", plan.tiles.threads)  # 255 registers for 64 x 64
     launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), kernel.nbytes)
-    return kb.finish(), Schedule(launch, "mma")
+    if plan.splits == 1:
+        return kb.finish(), Schedule(launch, "mma")
+    return kb.finish(), Schedule(launch, "mma split-k", kernel.workspace_bytes)
 
 
 class _MmaKernel:
@@ -307,6 +346,11 @@ class _MmaKernel:
         # limit (accy.passes.outline.MAX_SHARED: 99 KB on sm_86/sm_89, 227 KB on sm_90)
         assert self.nbytes <= 99 * 1024, (t, self.nbytes)
         self.smem = kb.shared(self.ab, self.nbytes // 2, dynamic=True)
+        # split-K workspace: a ticket counter per tile (i32), then per tile its slices'
+        # partial sums (bm x bn f32 each, row-major), tiles in (batch, ctaid.x) order
+        tile_count = plan.grid[0] * plan.grid[2]
+        self.partials_at = -(-4 * tile_count // 16) * 16
+        self.workspace_bytes = self.partials_at + tile_count * plan.splits * t.bm * t.bn * 4
 
     def c(self, v):
         return self.kb.constant(v, "i64")
@@ -322,11 +366,21 @@ class _MmaKernel:
         self.tile_m = kb.op("mul", row_tile, c(t.bm))
         self.tile_n = kb.op("mul", column_tile, c(t.bn))
         self.batch = kb.convert(kb.special("ctaid.z"), "i64")
+        self.k_first, self.k_end = c(0), c(self.plan.k)   # this block's K slice
+        if self.plan.splits > 1:
+            self.slice = kb.convert(kb.special("ctaid.y"), "i64")
+            self.k_first = kb.op("mul", self.slice, c(self.plan.depth))
+            self.k_end = kb.op("min", kb.op("add", self.k_first, c(self.plan.depth)),
+                               c(self.plan.k))
         self.batch_root = Lowering(kb, self.layout, self.pointers, self.item).unravel(
             self.batch, self.plan.batch)
         tiles = (self._tile(self.plan.lhs, self.a, self.tile_m, self.warp_m, True),
                  self._tile(self.plan.rhs, self.b, self.tile_n, self.warp_n, False))
-        self._epilogue(self._main_loop(tiles))
+        acc = self._main_loop(tiles)
+        if self.plan.splits == 1:
+            self._epilogue(acc)
+        else:
+            self._split_epilogue(acc)
 
     def _raster(self):
         """(row tile, column tile) of this block: ctaid.x runs over the tiles in groups of
@@ -335,7 +389,7 @@ class _MmaKernel:
         kb, c = self.kb, self.c
         rows = -(-self.plan.lhs.free // self.t.bm)
         columns = self.plan.grid[0] // rows
-        pid = kb.convert(kb.special("ctaid.x"), "i64")
+        pid = self.pid = kb.convert(kb.special("ctaid.x"), "i64")
         group, at = kb.op("div", pid, c(GROUP * columns)), kb.op("rem", pid, c(GROUP * columns))
         first = kb.op("mul", group, c(GROUP))
         size = kb.op("min", kb.op("sub", c(rows), first), c(GROUP))    # the last group's rows
@@ -364,7 +418,7 @@ class _MmaKernel:
         f = kb.op("add", tile_f, f)
         src = kb.op("add", start, kb.op("add", kb.op("mul", f, c(operand.free_stride)),
                                         kb.op("mul", k, c(operand.k_stride))))
-        k_left = kb.op("sub", c(self.plan.k), k)
+        k_left = kb.op("sub", self.k_end, k)     # zero-filled past the slice's K too
         copies = []
         for j in range(count):
             rows_down = j * step            # along the free dim (K-major) or K (free-major)
@@ -400,10 +454,10 @@ class _MmaKernel:
         next stage, once it has landed, carried into the next trip); returns the accumulators
         (f32, 4 per 16 x 8 fragment, fragments row-major over the warp tile)."""
         kb, c, t = self.kb, self.c, self.t
-        steps = -(-self.plan.k // BK)
+        steps = -(-self.plan.depth // BK)
         ahead, last = t.stages - 1, (t.stages - 1) * self.stage
         for s in range(ahead):      # zero-filled past K: every stage is written before read
-            self._issue(tiles, c(s * BK), c(s * self.stage))
+            self._issue(tiles, kb.op("add", self.k_first, c(s * BK)), c(s * self.stage))
             kb.cp_async_wait(t.stages - 2)      # one group per tile
         kb.barrier()
         first = self._fragments(tiles, c(0), 0)
@@ -429,7 +483,7 @@ class _MmaKernel:
                 acc = self._multiply(regs, acc)
                 regs = upcoming
             return [after] + regs + acc
-        out = kb.for_(c(0), c(steps * BK), c(BK),
+        out = kb.for_(self.k_first, kb.op("add", self.k_first, c(steps * BK)), c(BK),
                       [c(0)] + first + [kb.constant(0.0, "f32")] * (4 * fragments), step)
         kb.cp_async_wait(0)     # the zero-filled copies past K land before the epilogue ...
         kb.barrier()            # ... reuses the memory, and every warp is done reading
@@ -517,7 +571,9 @@ class _MmaKernel:
                 kb.if_(band, lambda kb: self._stage(staged, acc, pitch, p * warps))
             kb.barrier()
             kb.for_(self.tid, c(rows * t.bn), c(t.threads), [],
-                    lambda kb, i: self._element(staged, pitch, p * rows, i))
+                    lambda kb, i: self._element(
+                        lambda r, col: kb.load(staged, kb.op("add", kb.op("mul", r, c(pitch)),
+                                                             col)), p * rows, i))
 
     def _stage(self, staged, acc, pitch, first_warp):
         """Write this warp's accumulators at their rows of the band starting at warp row
@@ -535,15 +591,55 @@ class _MmaKernel:
                 kb.vstore(acc[at:at + 2], staged, top)
                 kb.vstore(acc[at + 2:at + 4], staged, kb.op("add", top, c(8 * pitch)))
 
-    def _element(self, staged, pitch, first_row, i):
+    def _split_epilogue(self, acc):
+        """Split-K: publish this block's partial tile in the workspace and take a ticket from
+        the tile's counter there (an integer atomic between fences); the block that takes
+        the last one sums the tile's partials in slice order (the same sums, in the same
+        order, whichever block finishes last) and computes and stores every output."""
+        kb, c, t, plan = self.kb, self.c, self.t, self.plan
+        workspace = kb.params[-1]
+        tile = kb.op("add", kb.op("mul", self.batch, c(plan.grid[0])), self.pid)
+        size = t.bm * t.bn
+        partials = kb.view(workspace, kb.op("add", c(self.partials_at), kb.op(
+            "mul", tile, c(plan.splits * size * 4))), "f32")
+        mine = kb.view(partials, kb.op("mul", self.slice, c(size * 4)), "f32")
+        self._stage(mine, acc, t.bn, 0)
+        kb.barrier()                    # every thread's part of the partial is written
+        ticket = kb.view(self.smem, c(0), "i32")    # the pipeline's memory is free now
+        zero = c(0)
+
+        def take(kb):                   # thread 0, for the block
+            kb.fence()
+            taken = kb.atomic("add", workspace, tile, kb.constant(1, "i32"))
+            kb.fence()
+            kb.store(taken, ticket, zero)
+        kb.if_(kb.cmp("EQ", self.tid, zero), take)
+        kb.barrier()
+        last = kb.cmp("EQ", kb.load(ticket, zero), kb.constant(plan.splits - 1, "i32"))
+
+        def total(r, col):
+            at = kb.op("add", kb.op("mul", r, c(t.bn)), col)
+            (out,) = kb.for_(zero, c(plan.splits * size), c(size), [kb.constant(0.0, "f32")],
+                             lambda kb, s, acc: [kb.op("add", acc, kb.load(
+                                 partials, kb.op("add", s, at)))])
+            return out
+
+        def combine(kb):                # the last block: every partial, in slice order
+            kb.fence()
+            kb.for_(self.tid, c(size), c(t.threads), [],
+                    lambda kb, i: self._element(total, 0, i))
+        kb.if_(last, combine)
+
+    def _element(self, value, first_row, i):
+        """The outputs at element `i` of the tile's rows from `first_row` on, when inside the
+        result; value(row, column) gives the f32 sum of the dot there."""
         kb, c, t, plan = self.kb, self.c, self.t, self.plan
         r, col = kb.op("div", i, c(t.bn)), kb.op("rem", i, c(t.bn))
         m = kb.op("add", self.tile_m, kb.op("add", r, c(first_row)))
         n = kb.op("add", self.tile_n, col)
         inside = kb.op("and", kb.cmp("LT", m, c(plan.lhs.free)),
                        kb.cmp("LT", n, c(plan.rhs.free)))
-        kb.if_(inside, lambda kb: self._outputs(
-            kb.load(staged, kb.op("add", kb.op("mul", r, c(pitch)), col)), m, n))
+        kb.if_(inside, lambda kb: self._outputs(value(r, col), m, n))
 
     def _outputs(self, value, m, n):
         """Every output of the item at result element (batch, m, n), the dot being `value`."""
