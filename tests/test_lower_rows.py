@@ -84,7 +84,7 @@ def check_sums(got, want, x, axes):
 
 @pytest.mark.parametrize("name,shape,schedule", [
     ("sum", (9, 200), "warp per row, registers"),
-    ("sum", (3, 1024), "block per row, registers"),        # 128 threads x 8
+    ("sum", (3, 1024), "block per row, registers"),        # 256 threads x 4
     ("softmax", (3, 1024), "block per row, registers"),
     ("layer_norm", (2, 1500), "block per row, registers"),
     ("rms_norm", (1, 8192), "block per row, registers"),   # 1024 threads x 8
