@@ -513,6 +513,56 @@ def test_mma_m16n8k16_multiplies_fragments(dtype, rng, dev, ptxas):
     assert (np.abs(got - want) <= bound).all(), np.abs(got - want).max()
 
 
+def _tf32(x):
+    """f32 `x` rounded to tf32 as cvt.rna does: to the nearest of 10 mantissa bits, ties away
+    from zero (add half of the dropped 13 bits' weight to the magnitude, then truncate)."""
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    return ((bits + np.uint32(1 << 12)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def test_mma_m16n8k8_tf32_multiplies_rounded_fragments(rng, dev, ptxas):
+    """Each of two warps multiplies its own 16x8 f32 A by an 8x8 f32 B and adds a 16x8 C, the
+    fragments loaded one element a register and rounded by kl.to_tf32; D against numpy on the
+    tf32-rounded inputs within f32 summation (truncated inputs would be off by ~2^-11)."""
+    name = "mma_tf32"
+    m, kb = _kernel(name, [ptr_type("f32")] * 4)
+    pa, pb, pc, pd = kb.params
+    tid = kb.convert(kb.special("tid.x"), "i64")
+
+    def c8(v):
+        return kb.constant(v, "i64")
+    lane, warp = kb.op("rem", tid, c8(32)), kb.op("div", tid, c8(32))
+    g, t = kb.op("div", lane, c8(4)), kb.op("rem", lane, c8(4))
+
+    def at(row, col, cols, size):
+        return kb.op("add", kb.op("mul", warp, c8(size)), kb.op("add", kb.op(
+            "mul", row, c8(cols)), col))
+    # A 16x8: register r at row g (+8 for odd r), col t (+4 for r >= 2); B 8x8 (K x N): row
+    # t (+4 for r = 1), col g
+    a = [kb.to_tf32(kb.load(pa, at(kb.op("add", g, c8(8 * (r % 2))),
+                                   kb.op("add", t, c8(4 * (r // 2))), 8, 128)))
+         for r in range(4)]
+    b = [kb.to_tf32(kb.load(pb, at(kb.op("add", t, c8(4 * r)), g, 8, 64))) for r in range(2)]
+    c_at = [at(kb.op("add", g, c8(8 * (r // 2))), kb.op("add", kb.op("mul", t, c8(2)),
+                                                         c8(r % 2)), 8, 128) for r in range(4)]
+    d = kb.mma(a, b, [kb.load(pc, i) for i in c_at], "tf32", shape="m16n8k8")
+    for v, i in zip(d, c_at):
+        kb.store(v, pd, i)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in text
+    assert "cvt.rna.tf32.f32" in text
+    xa = rng.standard_normal((2, 16, 8)).astype(np.float32)
+    xb = rng.standard_normal((2, 8, 8)).astype(np.float32)
+    xc = rng.standard_normal((2, 16, 8)).astype(np.float32)
+    (got,) = _launch(dev, text, name, [xa, xb, xc], [xc], rng, grid=1)
+    a64, b64 = _tf32(xa).astype(np.float64), _tf32(xb).astype(np.float64)
+    want = a64 @ b64 + xc
+    bound = (np.abs(a64) @ np.abs(b64) + np.abs(xc)) * 2.0 ** -21
+    assert (np.abs(got - want) <= bound).all(), np.abs(got - want).max()
+
+
 @pytest.mark.parametrize("dtype,nbytes", [("f32", 4), ("f32", 8), ("f32", 16), ("f16", 16),
                                           ("bf16", 8)])
 def test_cp_async_copies_and_zero_fills(dtype, nbytes, rng, dev, ptxas):
@@ -605,6 +655,9 @@ BAD_TENSOR_CORE_OPS = [
                           "f16"), "takes 4 i32 A, 2 i32 B and 4 f32 C"),
     (lambda kb, p: kb.pack(kb.constant(1.0, "f32"), kb.constant(1.0, "f32")),
      "packs two f16 or bf16"),
+    (lambda kb, p: kb.mma([kb.constant(0, "i32")] * 6, [], [kb.constant(0.0, "f32")] * 4,
+                          "f16", shape="m16n8k8"), "ab must be one of tf32"),
+    (lambda kb, p: kb.to_tf32(kb.constant(1.0, "f64")), "rounds an f32 to tf32"),
     (lambda kb, p: kb.cp_async(_bad_shared(kb), kb.constant(0, "i64"), p,
                                kb.constant(0, "i64"), 12, kb.constant(12, "i32")),
      "bytes must be one of 4, 8, 16"),

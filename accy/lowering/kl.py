@@ -52,6 +52,11 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   of packed `ab` pairs (f16 or bf16), 4 f32 C values -> 4 f32; products exact, summed with
   at least f32 precision in an unspecified order). `kl.pack %lo, %hi` -> the i32 holding two
   f16 or bf16 values (lo in the low half); `kl.unpack %word` -> them again.
+  m16n8k8 with ab `tf32` (`MMA_AB`): 4 A, 2 B i32 registers of one tf32 each, in the layouts
+  of "Matrix Fragments for mma.m16n8k8" (.tf32); `kl.to_tf32 %f32` -> the i32 holding the value
+  rounded to tf32 (10 mantissa bits, to nearest, ties away from zero: `cvt.rna`), the form a
+  tf32 register must take (the tensor cores ignore the low 13 bits, so an unrounded f32 would
+  be truncated instead).
 - asynchronous copies: `kl.cp_async {bytes} %dst, %dst_index, %src, %src_index, %src_bytes`
   copies `bytes` (4, 8 or 16) bytes from global `src` to shared `dst` (indices count elements;
   both addresses aligned to `bytes`) reading only the first `src_bytes` (an i32, 0 to `bytes`)
@@ -137,8 +142,10 @@ def space(t):
 VECTOR_WIDTHS = {8: (2,), 4: (2, 4), 2: (2, 4, 8)}     # itemsize -> widths of one access
 SHUFFLE_MODES = ("down", "up", "xor", "idx")
 VOTE_MODES = ("any", "all", "ballot")
-MMA_SHAPES = {"m16n8k16": (4, 2, 4)}   # shape -> i32 registers of A, of B; f32 of C and D
+MMA_SHAPES = {"m16n8k16": (4, 2, 4),   # shape -> i32 registers of A, of B; f32 of C and D
+              "m16n8k8": (4, 2, 4)}    # (tf32: one element a register)
 MMA_TYPES = ("f16", "bf16")
+MMA_AB = {"m16n8k16": MMA_TYPES, "m16n8k8": ("tf32",)}     # shape -> its A and B types
 LDMATRIX_COUNTS = (1, 2, 4)
 CP_ASYNC_BYTES = (4, 8, 16)
 ATOMIC_OPS = {"add": ("i32", "i64", "f32", "f64"), "min": ("i32", "i64"),
@@ -286,13 +293,19 @@ def _verify_mma(op):
     shape, ab = op.attributes["shape"], op.attributes["ab"]
     if shape not in MMA_SHAPES:
         return f"shape must be one of {', '.join(MMA_SHAPES)}"
-    if ab not in MMA_TYPES:
-        return f"ab must be one of {', '.join(MMA_TYPES)}"
+    if ab not in MMA_AB[shape]:
+        return f"ab must be one of {', '.join(MMA_AB[shape])}"
     na, nb, nc = MMA_SHAPES[shape]
     want = (scalar("i32"),) * (na + nb) + (scalar("f32"),) * nc
     if tuple(op.operand_types) != want or tuple(op.result_types) != want[na + nb:]:
         return f"{shape} takes {na} i32 A, {nb} i32 B and {nc} f32 C registers and gives " \
                f"{nc} f32"
+    return None
+
+
+def _verify_to_tf32(op):
+    if tuple(op.operand_types) != (scalar("f32"),) or op.result_types != (scalar("i32"),):
+        return "rounds an f32 to tf32, giving its bits as an i32"
     return None
 
 
@@ -454,6 +467,7 @@ def _rows():
         OpDef("kl.mma", operands=(10, VARIADIC), results=(4, VARIADIC),
               attributes={"shape": (str, True), "ab": (str, True)}, verify=_verify_mma),
         OpDef("kl.pack", operands=2, results=1, traits=PURE, verify=_verify_pack),
+        OpDef("kl.to_tf32", operands=1, results=1, traits=PURE, verify=_verify_to_tf32),
         OpDef("kl.unpack", operands=1, results=2, traits=PURE, verify=_verify_unpack),
         OpDef("kl.cp_async", operands=5, attributes={"bytes": (int, True)},
               verify=_verify_cp_async),
@@ -622,6 +636,10 @@ class KernelBuilder:
         """`kl.mma`: the f32 D fragment of A B + C (registers as lists)."""
         return list(self.emit("kl.mma", list(a) + list(b) + list(c), [scalar("f32")] * len(c),
                               shape=shape, ab=ab).results)
+
+    def to_tf32(self, value):
+        """`kl.to_tf32`: the i32 bits of f32 `value` rounded to tf32, an mma .tf32 operand."""
+        return self.emit("kl.to_tf32", (value,), [scalar("i32")]).results[0]
 
     def pack(self, lo, hi):
         return self.emit("kl.pack", (lo, hi), [scalar("i32")]).results[0]

@@ -33,7 +33,9 @@ Parameters and registers:
   (`.s32`, `.u64`, `.s64`, `.f32`, `.f64`), exch as bits; `kl.atomic_cas`: `atom.cas.b32/b64`.
 - tensor cores: `kl.ldmatrix` -> `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`;
   `kl.mma` -> `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`; `kl.pack` /
-  `kl.unpack` -> `mov.b32` to / from `{lo, hi}`. `kl.cp_async` -> `cp.async.cg` (16 bytes) or
+  `kl.unpack` -> `mov.b32` to / from `{lo, hi}`; m16n8k8 `tf32` ->
+  `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`, `kl.to_tf32` -> `cvt.rna.tf32.f32` (into
+  a b32 register). `kl.cp_async` -> `cp.async.cg` (16 bytes) or
   `cp.async.ca` (4, 8) `.shared.global [dst], [src], bytes, src_bytes`; `kl.cp_async_wait` ->
   `cp.async.commit_group` + `cp.async.wait_group pending`.
 - `kl.for`: the induction variable and carried values live in registers; the guard `iv < hi`
@@ -608,6 +610,10 @@ class _Kernel:
                   + ", ".join("{" + ", ".join(g) + "}" for g in (d,) + groups))
         for r, reg in zip(op.results, d):
             self.define(r, reg)
+
+    def _op_to_tf32(self, op):
+        self.define(op.results[0], self.op("cvt.rna.tf32.f32", self.reg(op.operands[0]),
+                                           cls="r"))
 
     def _op_pack(self, op):
         lo, hi = (self.reg(v) for v in op.operands)
