@@ -151,10 +151,13 @@ class _Dependences:
 
     def __init__(self, item):
         self.ops = set(item.ops)
+        self.sources = {}       # value -> every value it is computed from, itself included
 
     def reads(self, value, targets, barriers=()):
         """Whether `value` is computed from one of `targets`, through no op named in
         `barriers`."""
+        if not barriers:
+            return not self._computed_from(value).isdisjoint(targets)
         targets, seen, stack = set(targets), set(), [value]
         while stack:
             v = stack.pop()
@@ -166,6 +169,20 @@ class _Dependences:
             seen.add(v)
             stack.extend(_sources(owner))
         return False
+
+    def _computed_from(self, value):
+        found = self.sources.get(value)
+        if found is None:
+            found, stack = set(), [value]
+            while stack:
+                v = stack.pop()
+                if v in found:
+                    continue
+                found.add(v)
+                if v.owner in self.ops:
+                    stack.extend(_sources(v.owner))
+            self.sources[value] = found
+        return found
 
 
 def _sources(op):
@@ -289,7 +306,8 @@ class _RowLowering(Lowering):
 
     def __init__(self, kernel, index, ok):
         shape = kernel.shape
-        super().__init__(kernel.kb, kernel.layout, kernel.pointers, shape.item)
+        super().__init__(kernel.kb, kernel.layout, kernel.pointers, shape.item,
+                         memo=kernel.memo)
         self.main_kb = kernel.kb            # self.kb may be hoisting (`hoisted`)
         self.shape, self.index, self.ok = shape, index, ok
         self.results = set()
@@ -369,7 +387,7 @@ class _Element(Lowering):
     {value kept by an earlier pass: a function loading it at this element}."""
 
     def __init__(self, row, offset, staged=None):
-        super().__init__(row.main_kb, row.layout, row.pointers, row.item)
+        super().__init__(row.main_kb, row.layout, row.pointers, row.item, memo=row.memo)
         self.row, self.offset = row, offset
         shape = row.shape
         self.at_root = identity_index(shape.rank)
@@ -593,6 +611,7 @@ class _Kernel:
         self.pointers = dict(zip(list(item.inputs) + list(item.outputs), self.kb.params))
         self.workspace = self.kb.params[-1] if workspace else None
         self.shape, self.layout = shape, layout
+        self.memo = {}      # the `Lowering.memo` its rows and their elements share
 
     def finish(self, launch, name, workspace=0):
         """The kernel, declared for blocks of `launch`'s size, and its Schedule."""
