@@ -287,8 +287,8 @@ class Lowering:
     body of a loop whose root dims change, `pop()` after it, so a value computed inside the
     loop is never reused outside it.
 
-    `memo` holds what does not depend on the element: each op's operand reads and each input
-    read's address at given index expressions; `sibling` makes Lowerings sharing it.
+    `memo` holds what does not depend on the element: each op's operand reads, each input
+    read's address and each linear combination (`linear`) at given index expressions; `sibling` makes Lowerings sharing it.
     `invariant`: a dict shared by lowerings of one block (the lanes of a vector) holding the
     values at constant indices, computed once for all."""
 
@@ -432,7 +432,11 @@ class Lowering:
         raise UnsupportedError(f"an index map of kind '{m.kind}' is not lowered inside a chain")
 
     def linear(self, coeffs, idx, offset):
-        return _linear(len(self.root), coeffs, idx, offset)
+        key = ("linear", len(self.root), coeffs, idx, offset)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = _linear(len(self.root), coeffs, idx, offset)
+        return found
 
     def address(self, v, idx):
         """The row-major position in input `v` at index expressions `idx`, as one expression

@@ -337,6 +337,24 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _TEMP = re.compile(r"^(p|rs|rd|r|fd|f|v)(\d+)$")
 
 
+_SCALAR_DTYPES = {}     # a kl value's type -> its dtype, once checked to be a scalar emitted here
+
+
+def _handler(name):
+    """The `_Kernel` method (called with the kernel and the op) that emits kl op `name`:
+    its `_op_<name>`, `_arith` for the arithmetic ops, else one that raises."""
+    short = name[3:] if name.startswith("kl.") else None
+    method = getattr(_Kernel, f"_op_{short}", None) if short else None
+    if method is not None:
+        return method
+    if short in KL_BINARY or short in KL_UNARY:
+        return lambda kernel, op: kernel._arith(op, short)
+    return _Kernel._unsupported_op
+
+
+_HANDLERS = {}          # kl op name -> its `_handler`
+
+
 class _Kernel:
     """Emits one kernel; `op`, `emit`, `label`, `place` and `template` are also the interface
     accy.lowering.math writes its functions with."""
@@ -436,11 +454,14 @@ class _Kernel:
 
     def _dtype(self, value):
         t = value.type
-        if pointee(t) is not None or getattr(t, "shape", None) != ():
-            raise UnsupportedError(f"kernel {self.name}: {t} is not a scalar")
-        if t.dtype not in STORAGE:
-            raise UnsupportedError(f"kernel {self.name}: dtype {t.dtype}")
-        return t.dtype
+        found = _SCALAR_DTYPES.get(t)
+        if found is None:
+            if pointee(t) is not None or getattr(t, "shape", None) != ():
+                raise UnsupportedError(f"kernel {self.name}: {t} is not a scalar")
+            if t.dtype not in STORAGE:
+                raise UnsupportedError(f"kernel {self.name}: dtype {t.dtype}")
+            found = _SCALAR_DTYPES[t] = t.dtype
+        return found
 
     def reg(self, value):
         return self.values[value]
@@ -448,19 +469,20 @@ class _Kernel:
     def block(self, block):
         for op in block.operations:
             name = op.name
-            if name in ("kl.yield", "kl.return"):
-                if name == "kl.return":
-                    self.emit("ret")
-                continue
-            short = name[3:] if name.startswith("kl.") else None
-            handler = getattr(self, f"_op_{short}", None) if short else None
-            if handler is not None:
-                handler(op)
-            elif short in KL_BINARY or short in KL_UNARY:
-                self._arith(op, short)
-            else:
-                raise UnsupportedError(f"kernel {self.name}: the PTX emitter does not support "
-                                       f"op '{name}'")
+            handler = _HANDLERS.get(name)
+            if handler is None:
+                handler = _HANDLERS[name] = _handler(name)
+            handler(self, op)
+
+    def _op_yield(self, op):
+        pass                            # the enclosing op moves the yielded values
+
+    def _op_return(self, op):
+        self.emit("ret")
+
+    def _unsupported_op(self, op):
+        raise UnsupportedError(f"kernel {self.name}: the PTX emitter does not support "
+                               f"op '{op.name}'")
 
     def define(self, value, reg):
         self.values[value] = reg
