@@ -2,8 +2,8 @@
 pipeline, ldmatrix, mma.sync m16n8k16, fused epilogue) on f16/bf16 operands, plain, batched and
 with either operand transposed, at shapes that are not multiples of the tiles, against numpy's
 float64 matmul within f32 accumulation error; split-K ("mma split-k") for few tiles over a long
-K; the FMA path ("serial") for what the tensor cores
-do not take. Kernels run on the CPU emulator over fresh random inputs; every PTX text goes
+K; f32 operands under the fast tier ("mma tf32": m16n8k8 on tf32-rounded operands, within
+tf32 rounding error); the FMA path ("serial") for what the tensor cores do not take. Kernels run on the CPU emulator over fresh random inputs; every PTX text goes
 through ptxas for sm_80 and sm_90 with no register spills."""
 import ml_dtypes
 import numpy as np
@@ -24,10 +24,10 @@ def draw(rng, shape, dtype, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(NP[dtype])
 
 
-def compile_and_run(fn, args, schedule):
-    """Compile `fn`, check its dot_general kernel's schedule and its PTX, run it on the
-    emulator; returns (result, executable)."""
-    exe = accy.compile(fn, *args)
+def compile_and_run(fn, args, schedule, target=None):
+    """Compile `fn` (for `target`), check its dot_general kernel's schedule and its PTX, run
+    it on the emulator; returns (result, executable)."""
+    exe = accy.compile(fn, *args, target=target)
     assemble(exe.ptx)
     dots = [k for k in exe.kernels if k.kind == "dot_general"]
     assert [k.schedule for k in dots] == [schedule], exe.report()
@@ -232,6 +232,99 @@ def test_split_k_slices():
         assert d % bk == 0 and d >= dot_lowering.MIN_SLICE and splits >= 2
         assert blocks * splits < 2 * sms and (blocks * splits >= sms or
                                               splits == k // dot_lowering.MIN_SLICE)
+
+
+# ---- tf32: f32 operands under the fast tier --------------------------------------------------
+
+FAST = {"math_tier": "fast"}
+
+
+def tf32(x):
+    """f32 `x` rounded to tf32 as cvt.rna does (10 mantissa bits, ties away from zero)."""
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    return ((bits + np.uint32(1 << 12)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def tf32_error_bound(spec, a, b, k):
+    """How far the kernel's dot may be from numpy's on the unrounded f32 operands: each
+    operand rounded to tf32 is off by at most 2^-11 relative, so a product by at most
+    2^-10 (plus 2^-22), bounded by 2^-9 of |a| |b|; then the f32 sum's error."""
+    return 2.0 ** -9 * np.einsum(spec, np.abs(f64(a)), np.abs(f64(b))) + \
+        dot_error_bound(spec, a, b, k)
+
+
+def assert_tf32_dot(got, spec, a, b, what, bias=0.0):
+    """`got` (the dot plus `bias`, rounded to f32) within f32 accumulation error of the exact
+    dot of the tf32-rounded operands (so they were rounded, not truncated), and within
+    `tf32_error_bound` of the dot of the f32 operands; plus the f32 roundings of the sum."""
+    k = a.shape[spec.split(",")[0].index("k")]
+    ra, rb = tf32(a), tf32(b)
+    for exact, bound, name in (
+            (np.einsum(spec, f64(ra), f64(rb)), dot_error_bound(spec, ra, rb, k), "rounded"),
+            (np.einsum(spec, f64(a), f64(b)), tf32_error_bound(spec, a, b, k), "f32")):
+        assert_close(got, exact + bias, bound + 2.0 ** -23 * (np.abs(exact) + np.abs(bias)),
+                     f"{what} ({name} operands)")
+
+
+# name: (einsum spec, lhs shape, rhs shape); K-major operands need K % 4 == 0 (4 f32 make one
+# 16-byte chunk), free-major ones their free extent % 4, and then any K works (zero-filled
+# past K): free_major has K = 10
+TF32_CASES = {
+    "plain_33x24x40": ("ik,kj->ij", (33, 40), (40, 24)),
+    "k_not_8_16x20x12": ("ik,kj->ij", (16, 12), (12, 20)),
+    "rhs_t_17x9x24": ("ik,jk->ij", (17, 24), (9, 24)),
+    "lhs_t_68x72x72": ("ki,kj->ij", (72, 68), (72, 72)),
+    "both_t_20x44x12": ("ki,jk->ij", (12, 20), (44, 12)),
+    "free_major_20x44x10": ("ki,kj->ij", (10, 20), (10, 44)),
+    "batched_2x20x12x36": ("bik,bkj->bij", (2, 20, 36), (2, 36, 12)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TF32_CASES))
+def test_tf32_tensor_cores_under_the_fast_tier(case, rng):
+    """f32 operands under the fast tier: mma m16n8k8 on tf32-rounded operands, f32 results
+    within `tf32_error_bound` of numpy's f64 dot of the f32 operands."""
+    spec, lhs_shape, rhs_shape = TF32_CASES[case]
+    a, b = draw(rng, lhs_shape, "f32"), draw(rng, rhs_shape, "f32")
+    got, exe = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], "mma tf32", FAST)
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in exe.ptx
+    assert got.dtype == np.float32
+    assert_tf32_dot(got, spec, a, b, case)
+
+
+@pytest.mark.parametrize("tiles", ["SMALL", "MEDIUM", "LARGE"])
+def test_tf32_each_tile_configuration(tiles, rng, monkeypatch):
+    """Every tile configuration on f32 stages, forced, with a bias epilogue: stages within
+    STAGE_BUDGET (LARGE keeps 2, MEDIUM 3), a free-major rhs whose rows of 32 and 64 chunks
+    take the copy loop's two swizzle phases."""
+    config = getattr(dot_lowering, tiles)
+    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
+    x, w, bias = draw(rng, (70, 40), "f32"), draw(rng, (40, 132), "f32"), draw(rng, (132,), "f32")
+    got, exe = compile_and_run(lambda x, w, b: x @ w + b, [x, w, bias], "mma tf32", FAST)
+    (kernel,) = exe.kernels
+    stages = {"SMALL": 3, "MEDIUM": 3, "LARGE": 2}[tiles]
+    assert kernel.launch.block == (config.threads, 1, 1)
+    assert kernel.launch.shared_bytes == stages * (config.bm + config.bn) * 32 * 4
+    assert_tf32_dot(got, "ik,kj->ij", x, w, tiles, f64(bias))
+
+
+def test_tf32_split_k(rng):
+    """Few tiles over a long K split K on the tf32 path as on the 16-bit one."""
+    x, w = draw(rng, (40, 1000), "f32", 1000 ** -0.5), draw(rng, (1000, 72), "f32")
+    got, exe = compile_and_run(lambda x, w: x @ w, [x, w], "mma tf32 split-k", FAST)
+    assert exe.kernels[0].launch.grid[1] == 7
+    assert_tf32_dot(got, "ik,kj->ij", x, w, "split-k")
+
+
+@pytest.mark.parametrize("tier,shapes,schedule", [
+    ("exact", [(16, 32), (32, 16)], "serial"),      # tf32 only where the tier allows it
+    ("fast", [(16, 10), (10, 16)], "serial"),       # K-major rows of 10 f32: unaligned
+    ("fast", [(16, 32), (32, 18)], "serial"),       # K x N rows of 18 f32: unaligned
+])
+def test_tf32_only_under_the_fast_tier_on_aligned_rows(tier, shapes, schedule, rng):
+    args = [draw(rng, s, "f32") for s in shapes]
+    got, exe = compile_and_run(lambda a, b: a @ b, args, schedule, {"math_tier": tier})
+    np.testing.assert_allclose(got, f64(args[0]) @ f64(args[1]), rtol=1e-4, atol=1e-4)
 
 
 # ---- the FMA path ------------------------------------------------------------------------------

@@ -9,9 +9,24 @@
   dim (free-major, a transposed operand: read with `ldmatrix.trans`), and that dim's extent is
   a multiple of 8 (so every staged row starts 16-byte aligned);
 - a non-empty result, with at most 65535 batch entries (the grid's z).
-Everything else takes the FMA path: f32, f64 and integer dots, an f64 `accumulation_type`,
-converted or unaligned operands (e.g. a row-major K x N rhs whose N is not a multiple of 8),
-several contracting dims.
+Everything else takes the FMA path: f32 dots under the `exact` tier, f64 and integer dots, an f64
+`accumulation_type`, converted or unaligned operands (e.g. a row-major K x N rhs whose N is not
+a multiple of 8), several contracting dims.
+
+**tf32** (schedule "mma tf32", "mma tf32 split-k"): f32 operands under a tier of `TF32_TIERS`
+(`fast`), on the same conditions with 4-element chunks: each operand's contiguous dim's extent
+a multiple of 4 (so a K-major operand needs K % 4 == 0; with both operands free-major any K
+works, zero-filled past K; the rest takes the FMA path). `_Tf32Kernel` is the same kernel
+(tiles, raster, pipeline, split-K, epilogue) over f32 stages: `_fit` keeps as many stages as
+`STAGE_BUDGET` holds (SMALL 3, MEDIUM 3, LARGE 2: 48 and 96 KiB), the copies' 16-byte chunks
+hold 4 elements under the same swizzle (rows of 32 or 64 chunks, a thread's chunks 4 rows apart,
+take two shared addresses, one per swizzle phase). Fragments of mma.sync m16n8k8 .tf32 (K steps
+8 deep, 4 per stage) are read one element a register with ld.shared, since ldmatrix moves 16-bit
+elements (the swizzle XORs the whole offset, the stage's included, so the loop carries no
+address per fragment element), and rounded to tf32 (`kl.to_tf32`, cvt.rna: the tensor cores
+would otherwise truncate). Numerics: each operand rounded to tf32 (10 mantissa bits, relative
+error at most 2^-11, so a product's at most about 2^-10), the exact products summed in f32 as
+above: a result is within about 2^-10 of the sum of |products| of the f32 dot.
 
 The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry; `_tiles` picks the
 largest configuration whose blocks alone fill the GPU's SMs: `LARGE` (128 x 256, 8 warps of
@@ -70,7 +85,7 @@ of a midpoint. Integer dots accumulate in i64, so they wrap as the accumulation 
 Under `fast` a float dot accumulates in f32 (f64 when the accumulation or the result is f64).
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.lowering.kl import KernelBuilder, ptr_type, scalar
@@ -80,6 +95,8 @@ from accy.tensor.dialect import accumulation_type
 
 FLOATS = ("f64", "f32", "f16", "bf16")
 MMA_OPERANDS = ("f16", "bf16")
+TF32_TIERS = ("fast",)  # math tiers whose f32 dots may round their operands to tf32
+ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4}  # bytes of a staged operand element
 MMA_RESULTS = ("f16", "bf16", "f32")
 BK = 32             # K elements per pipeline stage
 CHUNK = 8           # 16-bit elements in one 16-byte cp.async
@@ -88,6 +105,7 @@ PAD = 8             # f32 past each staged result row (and, in attention's tiles
 STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
 GROUP = 8           # row tiles of one raster group (blocks launched together share rows)
 MIN_SLICE = 4 * BK  # fewest K elements of one split-K slice (enough stages to fill the pipeline)
+STAGE_BUDGET = 96 * 1024    # bytes of staged operands: within sm_86/sm_89's 99 KB opt-in limit
 
 
 @dataclass(frozen=True)
@@ -153,7 +171,7 @@ def lower_dot(context, block, outline, item, layout, target):
     """Write the kernel of dot_general `item` into `block`; it takes the item's inputs and
     outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
     tensor-core path, (kernel, threads) on the FMA path."""
-    plan = mma_plan(item)
+    plan = mma_plan(item, target.math_tier)
     if plan is not None:
         return _lower_mma(context, block, outline, item, layout, plan)
     return _lower_fma(context, block, outline, item, layout, target)
@@ -161,14 +179,16 @@ def lower_dot(context, block, outline, item, layout, target):
 
 # ---- which path -------------------------------------------------------------------------------
 
-def mma_plan(item):
-    """The tensor-core plan of dot_general `item`, or None when it takes the FMA path (see
-    the module doc for the conditions)."""
+def mma_plan(item, math_tier):
+    """The tensor-core plan of dot_general `item` under `math_tier`, or None when it takes the
+    FMA path (see the module doc for the conditions)."""
     dot = item.hero
     a = dot.attributes
     lhs, rhs = dot.operands
     out = dot.result_types[0]
-    if lhs.type.dtype not in MMA_OPERANDS or out.dtype not in MMA_RESULTS or \
+    dtype = lhs.type.dtype
+    tensor_cores = dtype in MMA_OPERANDS or dtype == "f32" and math_tier in TF32_TIERS
+    if not tensor_cores or out.dtype not in MMA_RESULTS or \
             accumulation_type(a, lhs.type.dtype) not in MMA_RESULTS or 0 in out.shape or \
             lhs not in item.inputs or rhs not in item.inputs:
         return None
@@ -179,7 +199,7 @@ def mma_plan(item):
         return None
     batch = out.shape[:len(lb)]
     nm = len(lhs.type.shape) - len(lb) - len(lc)
-    tiles = _tiles(left.free, right.free, math.prod(batch))
+    tiles = _fit(_tiles(left.free, right.free, math.prod(batch)), ITEMSIZE[dtype])
     count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
     k = lhs.type.shape[lc[0]]
     depth = _slice_depth(count * math.prod(batch), k)
@@ -205,8 +225,8 @@ def _operand(value, batch, contract):
     if inner in batch:
         return None
     rows = math.prod(shape[d] for d in free)
-    # every stride outside the contiguous dim is a multiple of its extent, so of 8 elements
-    if (shape[c] if inner == c else rows) % CHUNK:
+    # every stride outside the contiguous dim is a multiple of its extent, so of a chunk
+    if (shape[c] if inner == c else rows) % (16 // ITEMSIZE[value.type.dtype]):
         return None
     return Operand(value, rows, strides[free[-1]] if free else 0, strides[c],
                    tuple(strides[d] for d in batch), inner == c)
@@ -219,6 +239,13 @@ def _tiles(m, n, batch):
         if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= SMS:
             return tiles
     return SMALL
+
+
+def _fit(tiles, itemsize):
+    """`tiles` keeping as many of its stages as STAGE_BUDGET holds for operand elements of
+    `itemsize` bytes (f32 stages are twice as large as 16-bit ones: LARGE keeps 2, MEDIUM 3)."""
+    stage = (tiles.bm + tiles.bn) * BK * itemsize
+    return replace(tiles, stages=min(tiles.stages, STAGE_BUDGET // stage))
 
 
 def _slice_depth(blocks, k):
@@ -259,10 +286,11 @@ def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
 class _Staging:
     """Where one operand's tile of a stage lies in the shared array: `rows` x `cols` elements
     (free x K when K-major, K x free when free-major), unpadded and swizzled (`swizzle_value`), at
-    `base` in each stage."""
+    `base` in each stage; `chunk` elements make 16 bytes."""
     rows: int
     cols: int
     base: int
+    chunk: int
 
     @property
     def size(self):
@@ -271,7 +299,7 @@ class _Staging:
     @property
     def chunks(self):
         """16-byte chunks per row."""
-        return self.cols // CHUNK
+        return self.cols // self.chunk
 
 
 def swizzle_value(kb, row, chunks):
@@ -290,8 +318,9 @@ def _band_bytes(tiles, passes):
     return tiles.bm // passes * (tiles.bn + PAD) * 4
 
 
-def _staging(operand, free_tile, base):
-    return _Staging(free_tile, BK, base) if operand.k_major else _Staging(BK, free_tile, base)
+def _staging(operand, free_tile, base, chunk):
+    return _Staging(free_tile, BK, base, chunk) if operand.k_major else \
+        _Staging(BK, free_tile, base, chunk)
 
 
 @dataclass(frozen=True)
@@ -317,27 +346,33 @@ def _lower_mma(context, block, outline, item, layout, plan):
                            [ptr_type(v.type.dtype) for v in item.inputs + item.outputs] +
                            [scalar("i64")] * len(outline.scalars) + [ptr_type("i32")])
         pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
-    kernel = _MmaKernel(kb, pointers, item, layout, plan)
+    tf32 = plan.lhs.value.type.dtype == "f32"
+    kernel = (_Tf32Kernel if tf32 else _MmaKernel)(kb, pointers, item, layout, plan)
     kernel.write()
     kb.kernel.set_attribute("max_threads", plan.tiles.threads)  # 255 registers for 64 x 64
     launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), kernel.nbytes)
+    name = "mma tf32" if tf32 else "mma"
     if plan.splits == 1:
-        return kb.finish(), Schedule(launch, "mma")
-    return kb.finish(), Schedule(launch, "mma split-k", kernel.workspace_bytes)
+        return kb.finish(), Schedule(launch, name)
+    return kb.finish(), Schedule(launch, f"{name} split-k", kernel.workspace_bytes)
 
 
 class _MmaKernel:
-    """Writes the tensor-core kernel of one MmaPlan (see the module doc)."""
+    """Writes the tensor-core kernel of one MmaPlan on 16-bit operands (see the module doc):
+    fragments by ldmatrix, mma m16n8k16."""
+    shape, kstep = "m16n8k16", 16   # the mma and the K elements one of it takes
 
     def __init__(self, kb, pointers, item, layout, plan):
         self.kb, self.pointers, self.item, self.layout = kb, pointers, item, layout
         self.plan, self.t = plan, plan.tiles
         t = self.t
-        self.ab = plan.lhs.value.type.dtype
-        self.a = _staging(plan.lhs, t.bm, 0)
-        self.b = _staging(plan.rhs, t.bn, self.a.size)
+        self.element = plan.lhs.value.type.dtype            # as staged
+        self.ab = "tf32" if self.element == "f32" else self.element
+        itemsize = ITEMSIZE[self.element]
+        self.a = _staging(plan.lhs, t.bm, 0, 16 // itemsize)
+        self.b = _staging(plan.rhs, t.bn, self.a.size, 16 // itemsize)
         self.stage = self.a.size + self.b.size              # elements; stages lie one after
-        pipeline = 2 * t.stages * self.stage                # bytes      # another
+        pipeline = itemsize * t.stages * self.stage         # bytes      # another
         # the staged results reuse the pipeline's memory, in as few bands as fit there
         self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
                             _band_bytes(t, p) <= pipeline), t.warps_m)
@@ -345,7 +380,7 @@ class _MmaKernel:
         # dynamic memory: more than the 48 KB of static arrays, within every arch's opt-in
         # limit (accy.passes.outline.MAX_SHARED: 99 KB on sm_86/sm_89, 227 KB on sm_90)
         assert self.nbytes <= 99 * 1024, (t, self.nbytes)
-        self.smem = kb.shared(self.ab, self.nbytes // 2, dynamic=True)
+        self.smem = kb.shared(self.element, self.nbytes // itemsize, dynamic=True)
         # split-K workspace: a ticket counter per tile (i32), then per tile its slices'
         # partial sums (bm x bn f32 each, row-major), tiles in (batch, ctaid.x) order
         tile_count = plan.grid[0] * plan.grid[2]
@@ -398,22 +433,30 @@ class _MmaKernel:
     # ---- operand tiles: global -> shared ------------------------------------------------------
     def _tile(self, operand, staging, tile_f, warp, is_a):
         """The loop-invariant part of this thread's work on one operand's tiles: its chunks
-        are one chunk column of rows `step` apart (a multiple of the swizzle's 8-row period,
-        so each lies at a constant distance from the first, in shared and global memory)."""
+        are one chunk column of rows `step` apart, so each lies at a constant distance from
+        the first in global memory, and in shared memory from the first of its row % 8 (the
+        swizzle's period): one shared address when `step` is a multiple of 8, two when it is
+        4 (f32 rows of 32 chunks or more)."""
         kb, c, t = self.kb, self.c, self.t
         per_row = staging.chunks
         step = t.threads // per_row
         count = staging.rows // step
-        assert t.threads % per_row == 0 and staging.rows % step == 0 and step % 8 == 0, \
-            (staging, t)
+        assert t.threads % per_row == 0 and staging.rows % step == 0, (staging, t)
         start = c(0)
         for stride, index in zip(operand.batch_strides, self.batch_root):
             start = kb.op("add", start, kb.op("mul", index, c(stride)))
         row, chunk = kb.op("div", self.tid, c(per_row)), kb.op("rem", self.tid, c(per_row))
-        dst = kb.op("add", c(staging.base), kb.op("add", kb.op("mul", row, c(staging.cols)),
-                    kb.op("mul", kb.op("xor", chunk, swizzle_value(kb, row, per_row)),
-                          c(CHUNK))))
-        col = kb.op("mul", chunk, c(CHUNK))
+        dsts = {}           # rows down % 8 -> the shared index of that chunk, at rows down - it
+
+        def dst(rows_down):
+            phase = rows_down % 8
+            if phase not in dsts:
+                r = kb.op("add", row, c(phase)) if phase else row
+                dsts[phase] = kb.op("add", c(staging.base + phase * staging.cols), kb.op(
+                    "add", kb.op("mul", row, c(staging.cols)), kb.op("mul", kb.op(
+                        "xor", chunk, swizzle_value(kb, r, per_row)), c(staging.chunk))))
+            return kb.op("add", dsts[phase], c((rows_down - phase) * staging.cols))
+        col = kb.op("mul", chunk, c(staging.chunk))
         f, k = (row, col) if operand.k_major else (col, row)
         f = kb.op("add", tile_f, f)
         src = kb.op("add", start, kb.op("add", kb.op("mul", f, c(operand.free_stride)),
@@ -428,7 +471,7 @@ class _MmaKernel:
             else:
                 inside = kb.cmp("LT", f, c(operand.free))
                 src_j = kb.op("add", src, c(rows_down * operand.k_stride))
-            copies.append((kb.op("add", dst, c(rows_down * staging.cols)), src_j, inside,
+            copies.append((dst(rows_down), src_j, inside,
                            (0 if operand.k_major else rows_down)))
         return _Tile(operand, staging, tuple(copies), k_left,
                      self._lanes(operand, staging, warp, is_a))
@@ -463,7 +506,7 @@ class _MmaKernel:
         first = self._fragments(tiles, c(0), 0)
         fragments = (t.wm // 16) * (t.wn // 8)
         nregs = len(first)
-        substeps = BK // 16
+        substeps = BK // self.kstep
 
         def step(kb, k0, stage, *carried):
             regs, acc = list(carried[:nregs]), list(carried[nregs:])
@@ -548,7 +591,7 @@ class _MmaKernel:
             for j in range(nt):
                 at = 4 * (i * nt + j)
                 acc[at:at + 4] = kb.mma(a[4 * i:4 * i + 4], b[2 * j:2 * j + 2], acc[at:at + 4],
-                                        self.ab)
+                                        self.ab, self.shape)
         return acc
 
     # ---- epilogue -------------------------------------------------------------------------------
@@ -654,6 +697,58 @@ class _MmaKernel:
         at = identity_index(len(dot.result_types[0].shape))
         for v in item.outputs:
             kb.store(lowering.value(v, at, False), self.pointers[v], linear)
+
+
+class _Tf32Kernel(_MmaKernel):
+    """The tensor-core kernel on f32 operands (the `fast` tier): the same pipeline, raster and
+    epilogue over f32 stages (4-element chunks, the same swizzle), mma m16n8k8 .tf32 on
+    fragments read one element a register with ld.shared (ldmatrix moves 16-bit elements
+    only) and rounded to tf32 (`kl.to_tf32`)."""
+    shape, kstep = "m16n8k8", 8
+
+    def _lanes(self, operand, staging, warp, is_a):
+        """(lane, mask): this lane's parts of its fragment elements' offsets, for `_at`. An
+        element lies at free index first + fo + g and K index ko + t (g = lane / 4, t = lane
+        % 4, `first` the warp's first row or column, fo a multiple of 8, ko of 4 below BK).
+        Every swizzle XORs the 16-byte chunk (4 elements) by its row % 8, so its offset is
+        ((first + g) cols + t + fo cols + ko) ^ 4 g when K-major (rows of 32 elements),
+        (t cols + first + g % 4 + ko cols + (fo ^ 4 (ko % 8))) ^ 4 (g / 4 ^ t) when free-major
+        (rows of `cols`, a multiple of 32): the XOR changes bits 2-4 only, which in the sum
+        come from the constant alone (t and g % 4 take bits 0-1 and never carry; every other
+        term, the stage offsets and `base` included, is a multiple of 32). XORing the whole
+        sum, which varies with the stage, keeps ptxas from hoisting a register per (fo, ko)."""
+        kb, c = self.kb, self.c
+        g, q = kb.op("div", self.lane, c(4)), kb.op("rem", self.lane, c(4))
+        first = kb.op("mul", warp, c(self.t.wm if is_a else self.t.wn))
+        if operand.k_major:
+            lane = kb.op("add", kb.op("mul", kb.op("add", first, g), c(staging.cols)), q)
+            mask = kb.op("mul", g, c(4))
+        else:
+            lane = kb.op("add", kb.op("add", kb.op("mul", q, c(staging.cols)), first),
+                         kb.op("rem", g, c(4)))
+            mask = kb.op("mul", kb.op("xor", kb.op("div", g, c(4)), q), c(4))
+        return kb.op("add", lane, c(staging.base)), mask
+
+    def _at(self, tile, stage, fo, ko):
+        """This lane's element of `tile` at free offset `fo`, K offset `ko` in the stage at
+        element offset `stage` (see `_lanes`)."""
+        kb, c = self.kb, self.c
+        lane, mask = tile.lanes
+        cols = tile.staging.cols
+        const = fo * cols + ko if tile.operand.k_major else ko * cols + (fo ^ 4 * (ko % 8))
+        return kb.op("xor", kb.op("add", kb.op("add", stage, lane), c(const)), mask)
+
+    def _fragments(self, tiles, stage, ks):
+        """The warp's A and B fragment registers at K step `ks` (8 deep) of the stage at element
+        offset `stage`: A's 16 x 8 blocks (rows g, g + 8 at columns t, then t + 4), then B's
+        8 x 8 ones (rows t, t + 4 at column g)."""
+        kb, t = self.kb, self.t
+        k = 8 * ks
+        a = [(16 * i + 8 * (r % 2), k + 4 * (r // 2)) for i in range(t.wm // 16)
+             for r in range(4)]
+        b = [(8 * j, k + 4 * r) for j in range(t.wn // 8) for r in range(2)]
+        return [kb.to_tf32(kb.load(self.smem, self._at(tile, stage, fo, ko)))
+                for tile, where in zip(tiles, (a, b)) for fo, ko in where]
 
 
 # ---- the FMA path -----------------------------------------------------------------------------
