@@ -1,4 +1,6 @@
 """Shared fixtures: a small `test` dialect (registered once per session) and IR builders."""
+import os
+
 import numpy as np
 import pytest
 
@@ -6,6 +8,10 @@ from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, O
                      TensorType, VARIADIC, register_dialect, traits)
 from accy.passes.folding import BinaryFold
 from accy.passes.rewrite import Pattern
+
+# every kernel the tests compile is verified (kernelization skips it outside tests and
+# debugging: accy.lowering.kernelize.verify_kernels)
+os.environ["ACCY_VERIFY_KERNELS"] = "1"
 
 F32 = TensorType("f32", (4,))
 I32 = TensorType("i32", (4,))
