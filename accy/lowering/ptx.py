@@ -337,6 +337,20 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _TEMP = re.compile(r"^(p|rs|rd|r|fd|f|v)(\d+)$")
 
 
+def _temp_kind(name):
+    """What an unbound template placeholder stands for: the register class of a temporary
+    ({r0}: "r", {v0}: "v", the template's own class), "label" ({L0}), else None."""
+    found = _TEMP_KINDS.get(name)
+    if found is None:
+        t = _TEMP.match(name)
+        found = t.group(1) if t else "label" if re.fullmatch(r"L\d+", name) else ""
+        _TEMP_KINDS[name] = found
+    return found or None
+
+
+_TEMP_KINDS = {}
+
+
 _SCALAR_DTYPES = {}     # a kl value's type -> its dtype, once checked to be a scalar emitted here
 
 
@@ -392,7 +406,7 @@ class _Kernel:
         opcode's destination type) unless given. Returns dest."""
         if dest is None:
             dest = self.new(cls or _dest_class(opcode))
-        self.emit(f"{opcode} {', '.join([dest] + [str(s) for s in srcs])}")
+        self.lines.append(f"\t{opcode} {', '.join([dest, *map(str, srcs)])};")   # as emit
         return dest
 
     def template(self, text, vcls, **bind):
@@ -406,11 +420,11 @@ class _Kernel:
                     out[i] = str(bind[name])
                     continue
                 if name not in temps:
-                    t = _TEMP.match(name)
-                    if t:
-                        temps[name] = self.new(vcls if t.group(1) == "v" else t.group(1))
-                    elif re.fullmatch(r"L\d+", name):
+                    kind = _temp_kind(name)
+                    if kind == "label":
                         temps[name] = self.label()
+                    elif kind is not None:
+                        temps[name] = self.new(vcls if kind == "v" else kind)
                     else:
                         raise KeyError(f"template placeholder {{{name}}} is unbound")
                 out[i] = temps[name]
