@@ -91,9 +91,9 @@ def _demo_compiled(transformer, args):
     """Compile the model (PTX kernels where a lowering exists, host fallbacks elsewhere) and
     run it on a GPU when there is one, else on the emulator."""
     import accy
-    from accy.runtime.devices import best_device
+    from accy.runtime.devices import best_device, target_for
     device = best_device()
-    exe = accy.compile(transformer.block, *args)
+    exe = accy.compile(transformer.block, *args, target=target_for(device))
     print("# compiled by accy.compile:")
     print("\n".join("#   " + line for line in exe.report().splitlines()))
     return exe.run(*args, device=device), device
@@ -211,6 +211,9 @@ def compile_command(args):
     import accy
     name, fn, arrays = load_source(args.source)
     target = args.target
+    if target is None and args.command == "run" and args.device in (None, "cuda"):
+        from accy.runtime.devices import best_device, target_for
+        target = target_for(args.device or best_device())      # the GPU's own arch
     if getattr(args, "cubin", False):     # the module's own target, with a cubin artifact
         from accy.passes.target import ATTRIBUTE
         own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None

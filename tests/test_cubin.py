@@ -15,7 +15,8 @@ import accy
 import accy.ops as ops
 from accy.lowering import ptxas as ptxas_module
 from accy.lowering.ptxas import PtxasError, find_ptxas, parse_resources
-from accy.runtime.devices import _PyCudaDevice
+from accy.runtime import devices
+from accy.runtime.devices import DeviceUnavailable, _PyCudaDevice
 from accy.runtime.emulator.driver import Emulator
 
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
@@ -215,3 +216,35 @@ def test_the_report_says_why_it_has_no_registers_when_ptxas_fails(x, monkeypatch
     exe = accy.compile(three_kernels, x)
     fake_ptxas("echo 'ptxas fatal   : broken' >&2\nexit 1\n", monkeypatch, tmp_path)
     assert "(registers and spills: ptxas -arch=sm_90 rejects the PTX module" in exe.report()
+
+
+@pytest.mark.parametrize("capability,arch", [((8, 0), "sm_80"), ((8, 7), "sm_86"),
+                                             ((8, 9), "sm_89"), ((9, 0), "sm_90"),
+                                             ((10, 0), "sm_90"), ((12, 0), "sm_90")])
+def test_a_gpu_is_compiled_for_the_newest_arch_it_runs(capability, arch, monkeypatch):
+    """`accy.jit`, the main job and `accy run` compile for the GPU's own arch when no target
+    is given (target_for), not for the default sm_90 an sm_80 GPU cannot load."""
+    device = _PyCudaDevice(_FakeDriver(capability))
+    assert device.arch() == arch
+    monkeypatch.setattr(devices, "open_device", lambda name: device)
+    assert devices.target_for("cuda") == arch
+    assert devices.target_for("emulator") is None
+
+
+def test_a_gpu_older_than_every_target_is_unavailable():
+    with pytest.raises(DeviceUnavailable, match="compute capability 7.5"):
+        _PyCudaDevice(_FakeDriver((7, 5))).arch()
+
+
+@pytest.mark.parametrize("capability,arch,runs", [
+    ((8, 0), "sm_90", False), ((9, 0), "sm_80", True), ((8, 6), "sm_89", False),
+    ((9, 0), "sm_90a", True), ((10, 0), "sm_90a", False), ((10, 0), "sm_90", True),
+])
+def test_ptx_loads_on_gpus_at_least_its_arch(capability, arch, runs):
+    assert _PyCudaDevice(_FakeDriver(capability)).runs_ptx(arch) is runs
+
+
+def test_ptx_for_a_newer_arch_than_the_gpu_is_a_clear_error(x):
+    exe = accy.compile(three_kernels, x, target="sm_90")
+    with pytest.raises(DeviceUnavailable, match="compiled for sm_90.*target='sm_80'"):
+        exe.loaded(_PyCudaDevice(_FakeDriver((8, 0))))

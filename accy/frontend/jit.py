@@ -73,7 +73,7 @@ class Jit:
         functools.update_wrapper(self, fn)
         self.device = device
         self._cache = {}            # tuple of (shape, dtype) per argument -> (module, rebuild)
-        self._executables = {}      # the same key -> its Executable, once compiled
+        self._executables = {}      # (the same key, device) -> its Executable, once compiled
         self._hits = self._misses = 0
 
     def lower(self, *args):
@@ -93,10 +93,12 @@ class Jit:
         device = self.device or _default_device()
         if device == "reference":
             return rebuild(list(reference.run(module, *arrays)))
-        exe = self._executables.get(key)
+        exe = self._executables.get((key, device))
         if exe is None:
+            from accy.runtime.devices import target_for
             from accy.runtime.executable import compile as compile_module
-            exe = self._executables[key] = compile_module(module)
+            exe = self._executables[(key, device)] = compile_module(module,
+                                                                    target=target_for(device))
         return rebuild(list(exe.run(*arrays, device=device)))
 
     def cache_info(self):

@@ -40,6 +40,12 @@ def cuda_available():
     return True
 
 
+def target_for(device):
+    """The arch to compile for, when none is given, to run on `device`: a GPU's own (the
+    newest arch accy targets that it runs), else None (the target profile's default)."""
+    return open_device("cuda").arch() if device == "cuda" else None
+
+
 def best_device():
     return "cuda" if cuda_available() else "emulator"
 
@@ -125,18 +131,44 @@ class _PyCudaDevice:
         return _PyCudaModule(self.drv, self.drv.module_from_buffer(
             image.encode() if isinstance(image, str) else image))
 
+    def capability(self):
+        return tuple(self.drv.Context.get_device().compute_capability())
+
+    def arch(self):
+        """The newest arch accy targets that this GPU runs (PTX for it JITs here): its own,
+        or the newest older one accy knows (sm_86 for an sm_87, sm_90 for a newer GPU)."""
+        from accy.passes.target import ARCHS
+        have = self.capability()
+        fits = [a for a in ARCHS if not a.endswith("a") and _numbers(a) <= have]
+        if not fits:
+            raise DeviceUnavailable(f"device 'cuda': compute capability {have[0]}.{have[1]} "
+                                    f"is older than accy's oldest target, {ARCHS[0]}")
+        return fits[-1]
+
+    def runs_ptx(self, arch):
+        """Whether PTX written for `arch` loads here: an arch at most this GPU's (an `a`
+        arch only on its own)."""
+        if arch.endswith("a"):
+            return self.capability() == _numbers(arch)
+        return _numbers(arch) <= self.capability()
+
     def runs_cubin(self, arch):
         """Whether this GPU runs machine code built for `arch` ("sm_90", "sm_90a"): the same
         major version and a minor version at least the cubin's; an `a` arch only on its own."""
-        major, minor = self.drv.Context.get_device().compute_capability()
-        digits = arch[len("sm_"):].rstrip("a")
-        want = (int(digits[:-1]), int(digits[-1]))
+        major, minor = self.capability()
+        want = _numbers(arch)
         if arch.endswith("a"):
             return (major, minor) == want
         return major == want[0] and minor >= want[1]
 
     def synchronize(self):
         self.drv.Context.synchronize()
+
+
+def _numbers(arch):
+    """(major, minor) of an arch name: "sm_86" -> (8, 6), "sm_90a" -> (9, 0)."""
+    digits = arch[len("sm_"):].rstrip("a")
+    return int(digits[:-1]), int(digits[-1])
 
 
 DEFAULT_DYNAMIC_SHARED = 48 * 1024      # what a launch may ask for without opting in

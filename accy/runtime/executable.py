@@ -25,7 +25,7 @@ import numpy as np
 
 from accy._core.types import numpy_dtype
 from accy.errors import AccyError, ShapeError, TypeError as DTypeError
-from accy.runtime.devices import DEVICES, best_device, open_device
+from accy.runtime.devices import DEVICES, DeviceUnavailable, best_device, open_device
 
 PREPARE = "canonicalize,cse"
 PLAN = "shape,schedule,outline,bufferize,kernelize"
@@ -150,6 +150,11 @@ class Executable:
         key = id(device)
         if key not in self._loaded or self._loaded[key][0] is not device:
             functions = {}
+            runs_ptx = getattr(device, "runs_ptx", None)
+            if self.ptx and runs_ptx is not None and not runs_ptx(self.target.arch):
+                raise DeviceUnavailable(
+                    f"this executable was compiled for {self.target.arch}, which the GPU "
+                    f"({device.arch()}) cannot run: compile with target={device.arch()!r}")
             if self.ptx:
                 runs_cubin = getattr(device, "runs_cubin", None)
                 use_cubin = self.cubin is not None and runs_cubin is not None and runs_cubin(
