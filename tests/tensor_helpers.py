@@ -334,3 +334,22 @@ def elementwise(fn, *arrays, dtype=None):
     for idx in np.ndindex(*shape):
         out[idx] = fn(*(_scalar(a[idx]) for a in arrays))
     return out
+
+
+# ---- error bounds -----------------------------------------------------------------------------
+
+def f64(x):
+    return np.asarray(x).astype(np.float64)
+
+
+def assert_within(got, want, bound, what=""):
+    """|got - want| <= bound everywhere (arrays broadcast; want and bound in float64), else
+    an AssertionError naming the count off and the worst place."""
+    err = np.abs(f64(got) - want)
+    bad = ~(err <= bound)
+    if bad.any():
+        worst = np.argmax(err - bound)
+        raise AssertionError(
+            f"{what + ': ' if what else ''}{bad.sum()} of {bad.size} off; worst at "
+            f"{np.unravel_index(worst, err.shape)}: got {f64(got).reshape(-1)[worst]}, want "
+            f"{np.broadcast_to(want, err.shape).reshape(-1)[worst]}")

@@ -20,6 +20,7 @@ from accy.frontend.jit import signature, trace
 from accy.passes import PassManager
 
 from ptxas_check import assemble
+from tensor_helpers import assert_within, f64
 
 NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
 UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roundoff
@@ -28,10 +29,6 @@ UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roun
 def draw(rng, shape, dtype):
     """Fresh normal values (never zero) rounded to `dtype`."""
     return rng.standard_normal(shape).astype(NP[dtype])
-
-
-def f64(x):
-    return np.asarray(x).astype(np.float64)
 
 
 def reference(q, k, v, scale, mask=None, causal=False, score_dtype=None):
@@ -63,12 +60,7 @@ def assert_close(got, q, k, v, scale, dtype, **kw):
         score += UNIT[kw["score_dtype"]] * scale * np.abs(
             np.einsum("...id,...jd->...ij", f64(q), f64(k))).max(-1, keepdims=True)
     bound = 2 * ((u + 2 * score + sk * 2.0 ** -23) * weight + u * np.abs(want)) + 1e-6
-    err = np.abs(f64(got) - want)
-    bad = ~(err <= bound)
-    assert not bad.any(), f"{bad.sum()} of {bad.size} off; worst at " \
-        f"{np.unravel_index(np.argmax(err - bound), err.shape)}: got " \
-        f"{f64(got).reshape(-1)[np.argmax(err - bound)]}, want " \
-        f"{want.reshape(-1)[np.argmax(err - bound)]}"
+    assert_within(got, want, bound)
 
 
 def decomposed(fn, args):

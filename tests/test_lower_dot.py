@@ -14,6 +14,7 @@ import accy.ops as ops
 from accy.frontend.linalg import einsum
 from accy.lowering import dot as dot_lowering
 from ptxas_check import assemble
+from tensor_helpers import assert_within, f64
 
 NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}
 UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8, "f32": 2.0 ** -24}     # unit roundoff
@@ -35,23 +36,10 @@ def compile_and_run(fn, args, schedule, target=None):
     return exe.run(*args, device="emulator"), exe
 
 
-def f64(x):
-    return np.asarray(x).astype(np.float64)
-
-
 def dot_error_bound(spec, a, b, k):
     """How far an f32 sum of the k products (each exact) may be from the exact dot: k units
     of f32 roundoff times the sum of |products| (slack for any summation order)."""
     return k * 2.0 ** -23 * np.einsum(spec, np.abs(f64(a)), np.abs(f64(b)))
-
-
-def assert_close(got, want, bound, what):
-    err = np.abs(f64(got) - want)
-    bad = ~(err <= bound)
-    assert not bad.any(), f"{what}: {bad.sum()} of {bad.size} off; worst at " \
-        f"{np.unravel_index(np.argmax(err - bound), err.shape)}: got " \
-        f"{f64(got).reshape(-1)[np.argmax(err - bound)]}, want " \
-        f"{want.reshape(-1)[np.argmax(err - bound)]}"
 
 
 # ---- plain, batched, transposed; edges ------------------------------------------------------
@@ -79,7 +67,7 @@ def test_tensor_cores_match_numpy(case, dtype, rng):
     k = lhs_shape[spec.index("k")]
     assert got.dtype == NP[dtype] and got.shape == want.shape
     bound = UNIT[dtype] * np.abs(want) + dot_error_bound(spec, a, b, k)
-    assert_close(got, want, bound, case)
+    assert_within(got, want, bound, case)
 
 
 # ---- fused epilogues -------------------------------------------------------------------------
@@ -121,7 +109,7 @@ def test_fused_epilogues(case, dtype, rng):
     unit = max(UNIT[out], UNIT[dtype])
     bound = 6 * unit * (np.abs(d) + np.abs(f64(b)) + np.abs(f64(r)) + 1) + \
         2 * dot_error_bound("ik,kj->ij", x, w, k)
-    assert_close(got, want, bound, case)
+    assert_within(got, want, bound, case)
 
 
 def test_large_tiles_stage_results_in_two_bands(rng, monkeypatch):
@@ -139,7 +127,7 @@ def test_large_tiles_stage_results_in_two_bands(rng, monkeypatch):
     want = d + f64(r)
     bound = 3 * UNIT["bf16"] * (np.abs(d) + np.abs(f64(r))) + \
         dot_error_bound("ik,kj->ij", x, w, 40)
-    assert_close(got, want, bound, "large tiles")
+    assert_within(got, want, bound, "large tiles")
 
 
 # name: (einsum spec, lhs shape, rhs shape): edges past every tile size, K past a stage
@@ -170,7 +158,7 @@ def test_each_tile_configuration(tiles, case, rng, monkeypatch):
     assert kernel.launch.grid == (-(-m // config.bm) * -(-n // config.bn), 1,
                                   want.size // (m * n))
     bound = UNIT["bf16"] * np.abs(want) + dot_error_bound(spec, a, b, lhs_shape[spec.index("k")])
-    assert_close(got, want, bound, f"{tiles} {case}")
+    assert_within(got, want, bound, f"{tiles} {case}")
 
 
 def test_tiles_by_problem_size():
@@ -216,7 +204,7 @@ def test_split_k(case, dtype, rng):
     assert got.dtype == NP[dtype] and got.shape == want.shape
     bound = 6 * UNIT[dtype] * (np.abs(d) + np.abs(f64(bias)) + 1) + \
         2 * dot_error_bound(spec, a, w, k)
-    assert_close(got, want, bound, case)
+    assert_within(got, want, bound, case)
 
 
 def test_split_k_slices():
@@ -262,7 +250,7 @@ def assert_tf32_dot(got, spec, a, b, what, bias=0.0):
     for exact, bound, name in (
             (np.einsum(spec, f64(ra), f64(rb)), dot_error_bound(spec, ra, rb, k), "rounded"),
             (np.einsum(spec, f64(a), f64(b)), tf32_error_bound(spec, a, b, k), "f32")):
-        assert_close(got, exact + bias, bound + 2.0 ** -23 * (np.abs(exact) + np.abs(bias)),
+        assert_within(got, exact + bias, bound + 2.0 ** -23 * (np.abs(exact) + np.abs(bias)),
                      f"{what} ({name} operands)")
 
 
@@ -379,4 +367,4 @@ def test_the_accumulation_type_rounds_the_sum(accumulation, schedule, rng):
         return
     np.testing.assert_array_equal(got.astype(np.float16).astype(np.float32), got)
     bound = UNIT["f16"] * np.abs(f64(want)) + dot_error_bound("ik,kj->ij", x, y, 32)
-    assert_close(got, f64(want), bound, accumulation)
+    assert_within(got, f64(want), bound, accumulation)
