@@ -549,6 +549,34 @@ def test_fori_loop_with_captured_values_and_unchanged_carries(rng):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("trips", [0, 3])
+def test_loop_program_writes_made_yields_in_place_and_copies_the_rest(trips, rng):
+    """The LoopProgram (accy/lowering/iterate.py): a yield the body's kernels make goes
+    straight into its state buffer; an unchanged carry, a captured outer value and a value
+    yielded a second time are copied after the body. All four, then the results."""
+    def fn(x, b, n):
+        def body(i, c):
+            acc, keep, outer, again = c
+            new = acc * 0.5 + i.astype("f32")
+            return new, keep, b, new
+        return ops.fori_loop(0, n, body, (x, x * 2, x, x))
+    args = [draw(rng, (5, 3), "f32"), draw(rng, (5, 3), "f32"), np.asarray(trips, np.int32)]
+    exe = accy.compile(fn, *args)
+    (program,) = exe.loops.values()
+    block = program.body.schedule.block
+    yields = list(block.last_op.operands)
+    made = {v for item in program.body.schedule.items for v in item.outputs}
+    new = next(v for v in yields if v in made and yields.count(v) == 2)
+    keep = next(v for v in yields if v in list(block.arguments) and yields.index(v) > 0)
+    outer = next(v for v in yields if v not in made and v not in list(block.arguments))
+    assert yields.index(new) in program.body.in_place
+    assert len(yields) - 1 - yields[::-1].index(new) in program.body.copied
+    assert {yields.index(keep), yields.index(outer)} <= set(program.body.copied)
+    assert len(program.states) == len(yields) and program.flag is not None
+    for got, want in zip(exe.run(*args, device="emulator"), exe.run(*args, device="reference")):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_loop_body_with_a_host_fallback(rng):
     def fn(q, n):
         return ops.fori_loop(0, n, lambda i, c: decomposed_attention(c, c, c) * 0.5, q)

@@ -53,6 +53,7 @@ class Executable:
     timings: dict = field(default_factory=dict)
     cache: object = None        # holds the analyses above alive (their cleanups run with it)
     cubin: bytes = None         # `ptx` assembled by ptxas, when the target asks for a cubin
+    loops: dict = field(default_factory=dict)   # iterate item id -> its LoopProgram
     _loaded: dict = field(default_factory=dict, repr=False)    # id(device) -> functions
     _assembled: object = field(default=None, repr=False)       # ptxas's Assembled, once run
 
@@ -210,50 +211,44 @@ class _Run:
                 self.host(item)
 
     def loop(self, item):
-        """An iterate item as a host loop over its cond and body kernels: the carried values
-        live in two state buffers each (a trip reads one and writes the other), the cond's
-        flag is read back after each test."""
-        plan = self.exe.buffers
-        mine = [b for b in plan.buffers if b.first == item.id and b.value is None]
-        states = [self.addresses[b.id] for b in mine if b.kind == "loop_state"]
-        flag = next(self.addresses[b.id] for b in mine if b.kind == "loop_flag")
-        work = next((self.addresses[b.id] for b in mine if b.kind == "workspace"), 0)
-        current, following = states[0::2], states[1::2]
-        carried = list(item.hero.operands)
-        for v, to in zip(carried, current):
+        """An iterate item as a host loop over its cond and body kernels, as its LoopProgram
+        (accy/lowering/iterate.py) says."""
+        program = self.exe.loops[item.id]
+        addresses = self.addresses
+        current = [addresses[a] for a, _ in program.states]
+        following = [addresses[b] for _, b in program.states]
+        flag = addresses[program.flag]
+        work = addresses[program.workspace] if program.workspace is not None else 0
+        for v, to in zip(item.hero.operands, current):
             self.copy(self.address(v), to, _nbytes(v))
-        (cond, body), (cond_plan, body_plan) = item.plans, plan.nested[item.id]
         flag_value = np.zeros((), np.bool_)
         while True:
-            self.block(cond, cond_plan, work, (item.id, "cond"), current, [flag])
+            self.block(item.id, program.cond, work, current, [flag])
             self.dev.memcpy_dtoh(flag_value, flag)
             if not flag_value:
                 break
-            self.block(body, body_plan, work, (item.id, "body"), current, following)
+            self.block(item.id, program.body, work, current, following)
             current, following = following, current
+        plan = self.exe.buffers
         for r, src in zip(item.hero.results, current):
             if r in plan.buffer_of:
                 self.copy(src, self.address(r), _nbytes(r))
 
-    def block(self, schedule, plan, work, scope, args, yields):
-        """Run a loop block: its arguments read `args`, its yields land in `yields`."""
-        block = schedule.block
+    def block(self, item_id, loop_block, work, args, yields):
+        """Run a loop block: its arguments read `args`, its yields land in `yields` (written
+        there by the block's kernels, or copied after them)."""
+        block = loop_block.schedule.block
+        values = block.last_op.operands
         self.bound.update(zip(block.arguments, args))
-        produced = {v for item in schedule.items for v in item.outputs}
-        late = []
-        for v, to in zip(block.last_op.operands, yields):
-            if v in produced and v not in self.bound:
-                self.bound[v] = to
-            else:                       # an argument, an outer value, or yielded twice
-                late.append((v, to))
-        self.frames.append((plan, work))
+        self.bound.update((values[i], yields[i]) for i in loop_block.in_place)
+        self.frames.append((loop_block.buffers, work))
         try:
-            self.run_items(schedule.items, scope)
+            self.run_items(loop_block.schedule.items, (item_id, loop_block.label))
         finally:
             self.frames.pop()
-        for v, to in late:
-            self.copy(self.address(v), to, _nbytes(v))
-        for v in list(block.last_op.operands) + list(block.arguments):
+        for i in loop_block.copied:
+            self.copy(self.address(values[i]), yields[i], _nbytes(values[i]))
+        for v in list(values) + list(block.arguments):
             self.bound.pop(v, None)
 
     def copy(self, source, target, nbytes):
@@ -446,6 +441,7 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     from accy._core.analysis import AnalysisCache
     from accy._core.attributes import DictAttr
     from accy.frontend.jit import Jit, signature, trace
+    from accy.lowering.iterate import plan_loop
     from accy.lowering.kernelize import KERNELIZATION
     from accy.lowering.ptx import emit_module
     from accy.passes import PassManager
@@ -478,6 +474,8 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     outlines = cache.get_cached_analysis(func, OUTLINE_PLAN)
     buffers = cache.get_cached_analysis(func, BUFFER_PLAN)
     kernelized = cache.get_cached_analysis(func, KERNELIZATION)
+    loops = {item.id: plan_loop(item, buffers) for item in schedule.items
+             if item.kind == "iterate" and item.id in buffers.nested}
     t3 = time.perf_counter()
     target_profile = cache.get_cached_analysis(module, TARGET_PROFILE) or read_target_profile(
         module)
@@ -494,4 +492,4 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
         timings["ptxas"] = (time.perf_counter() - t4) * 1e3
     return Executable(module, func, schedule, outlines, buffers, kernelized, ptx, rebuild,
                       timings, cache, cubin=assembled.cubin if assembled else None,
-                      _assembled=assembled)
+                      loops=loops, _assembled=assembled)
