@@ -144,6 +144,20 @@ def test_a_pattern_written_with_ops_takes_the_flash_path(rng):
     assert_close(got, q, k, v, 1 / math.sqrt(d), "f16", causal=True, score_dtype="f16")
 
 
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_a_softmax_in_the_inputs_dtype_is_still_the_pattern(dtype, rng):
+    """`ops.softmax` on f16/bf16 scores sums through a convert to f32 and back: still one
+    flash kernel, not two matmuls around a row pipeline."""
+    b, h, s, d = 1, 2, 33, 64
+
+    def fn(q, k, v):
+        return ops.softmax(q @ ops.transpose(k, (0, 1, 3, 2)) * 0.125) @ v
+    q, k, v = (draw(rng, (b, h, s, d), dtype) for _ in range(3))
+    got, exe = compile_and_run(fn, [q, k, v], "flash")
+    assert len(exe.kernels) == 1, exe.report()
+    assert_close(got, q, k, v, 0.125, dtype, score_dtype=dtype)
+
+
 def test_a_mask_of_iotas_that_is_not_causal_masks_every_tile(rng):
     """Keys j >= i kept (not the causal mask): no tile is skipped, the select runs on all."""
     s, d = 100, 64

@@ -168,7 +168,7 @@ class _CompositeScores:
     def __init__(self, op):
         self.op = op
         q_dtype = op.operand_types[0].dtype
-        self.dtype = ATTENTION_COMPUTE.get(q_dtype, q_dtype)
+        self.dtype = self.sum_dtype = ATTENTION_COMPUTE.get(q_dtype, q_dtype)
         self.scale = float(op.attributes["scale"].value)
         self.causal = bool(op.attributes.get("causal", False))
         self.mask = None
@@ -214,6 +214,7 @@ class _PatternScores:
         self.max, self.sum = roles["max"].results[0], roles["sum"].results[0]
         self.exp_value = roles["exp"].results[0]
         self.dtype = self.z.type.dtype
+        self.sum_dtype = self.sum.type.dtype        # wider than dtype when the sum is
         self.at, self.keep = at, keep
 
     @property
@@ -748,8 +749,8 @@ def _lower_serial(context, block, outline, item, layout, spec):
                         lambda kb, j, *acc: at(j, spec.j, lambda: step(score(), *acc)))
 
         (row_max,) = over_keys([c(-np.inf, chain.dtype)], lambda z, m: [kb.op("max", m, z)])
-        (total,) = over_keys([c(0.0, chain.dtype)],
-                             lambda z, t: [kb.op("add", t, chain.exp(lw, z, row_max))])
+        (total,) = over_keys([c(0.0, chain.sum_dtype)], lambda z, t: [
+            kb.op("add", t, kb.convert(chain.exp(lw, z, row_max), chain.sum_dtype))])
 
         def column(kb, e):
             def weighted(z, acc):

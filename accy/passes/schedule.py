@@ -735,7 +735,9 @@ _G = _CurrentGraph()
 
 def _match_attention(dot2):
     """The nodes of dot_general -> (elementwise score ops) -> max -> subtract -> exp -> sum ->
-    divide -> (convert) -> dot_general ending at `dot2`, as (nodes, roles), or None. Every link
+    divide -> (convert) -> dot_general ending at `dot2`, as (nodes, roles), or None; the sum
+    may be taken in a wider dtype (exp converted before it, the sum converted back: how an
+    f16/bf16 softmax is written). Every link
     reads its producer at the same index (the row max and sum at the same row), the max starts
     from -inf and the sum from 0, and every intermediate is read only inside the pattern."""
     def link(n, i, row=False):
@@ -773,8 +775,13 @@ def _match_attention(dot2):
     if p is None or p.name != "tensor.divide":
         return None
     e, total = link(p, 0), link(p, 1, row=True)
+    if total is not None and total.name == "tensor.convert":     # the sum taken in a wider
+        roles["narrow"], total = total, link(total, 0)            # dtype (f16/bf16 softmax)
+    summed = link(total, 0) if total is not None and total.role == "reduce" else None
+    if summed is not None and summed.name == "tensor.convert":
+        roles["widen"], summed = summed, link(summed, 0)
     if e is None or e.name != "tensor.exp" or not reduction(total, "sum", 0.0) \
-            or link(total, 0) is not e:
+            or summed is not e:
         return None
     shifted = link(e, 0)
     if shifted is None or shifted.name != "tensor.subtract":
