@@ -22,6 +22,8 @@ _FLOAT_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 
 def check_text(text, what="string"):
     """`text` if it is a str that UTF-8 can encode (no lone surrogates), else ValueError."""
+    if type(text) is str and text.isascii():     # the common case: ASCII always encodes
+        return text
     if not isinstance(text, str):
         raise TypeError(f"{what} must be a str, got {type(text).__name__}")
     try:
@@ -203,6 +205,12 @@ ATTRIBUTE_CLASSES = (bool, int, str, tuple, Type, IntAttr, FloatAttr, DictAttr, 
                      SymbolRefAttr, UnitAttr)
 
 
+# already-checked values (immutable, validated when constructed): returned as they are
+_SELF_CHECKED = frozenset({bool, IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr, UnitAttr,
+                           TensorType})
+
+_FLAT = frozenset({bool, int, IntAttr, FloatAttr, SymbolRefAttr, UnitAttr, TensorType})
+
 MAX_NESTING = 200   # as the parser: deeper attributes could not be printed and read back
 
 
@@ -210,6 +218,18 @@ def check_attribute(value, _depth=0):
     """Return `value` as an attribute (lists become tuples, dicts DictAttr), or raise TypeError."""
     if _depth > MAX_NESTING:
         raise ValueError(f"attributes nest at most {MAX_NESTING} levels")
+    kind = type(value)      # the common exact types first, each O(1)
+    if kind is int:
+        if not -2**63 <= value < 2**63:
+            raise ValueError(f"{value} does not fit in i64")
+        return value
+    if kind in _SELF_CHECKED:
+        return value
+    if kind is str:
+        return check_text(value)
+    if kind is tuple and _depth < MAX_NESTING and all(type(v) is int and -2**63 <= v < 2**63
+                                                      for v in value):
+        return value        # a tuple of i64s (dimensions, permutations): nothing to convert
     if isinstance(value, list):
         value = tuple(value)
     if isinstance(value, dict):
@@ -231,6 +251,8 @@ def check_attribute(value, _depth=0):
 
 def attribute_bytes(value):
     """Estimated bytes an attribute holds, for `Capacity.max_attribute_bytes`."""
+    if type(value) in _FLAT:
+        return 32
     if isinstance(value, DenseAttr):
         return 64 + value.array.nbytes
     if isinstance(value, str):

@@ -376,14 +376,17 @@ cdef int32_t create_op(Context c, int32_t name, const int32_t* operands, int32_t
     """A detached op. Operand ids must be live values of `c` (or -1 for a null operand)."""
     if n_results > 65535 or n_regions > 65535:
         raise IRError("an operation has at most 65535 results and 65535 regions")
-    c.check_capacity(1, n_results, 0, dict_attr_bytes(attrs))
-    return build_op(c, name, operands, n_operands, result_types, n_results, n_regions, attrs)
+    cdef Py_ssize_t nbytes = dict_attr_bytes(attrs)
+    c.check_capacity(1, n_results, 0, nbytes)
+    return build_op(c, name, operands, n_operands, result_types, n_results, n_regions, attrs,
+                    nbytes)
 
 
 cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t n_operands,
                       const int32_t* result_types, int32_t n_results, int32_t n_regions,
-                      object attrs) except -1:
-    """create_op without the capacity check (callers checked the whole batch)."""
+                      object attrs, Py_ssize_t nbytes=-1) except -1:
+    """create_op without the capacity check (callers checked the whole batch); `nbytes` is
+    dict_attr_bytes(attrs) when the caller has it (-1: computed here)."""
     c.ops.reserve(1)
     c.uses.reserve(n_operands)
     c.values.reserve(n_results)
@@ -401,7 +404,7 @@ cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t 
                 link_use(c, OP(c, op).operands + i, operands[i])
     if attrs:
         c.op_attrs[op] = attrs
-        c.attr_bytes += dict_attr_bytes(attrs)
+        c.attr_bytes += nbytes if nbytes >= 0 else dict_attr_bytes(attrs)
     return op
 
 

@@ -54,7 +54,7 @@ class Emitter:
             outs = result_types(name, [v.type for v in operands], checked, result_types_)
         except (ShapeError, DTypeError) as e:
             raise type(e)(f"'{name}' {e}") from None
-        op = self.builder.create(name, list(operands), outs, attributes, regions)
+        op = self.builder.create(name, list(operands), outs, checked, regions)
         return op.results
 
     # -- conveniences ------------------------------------------------------------------------
