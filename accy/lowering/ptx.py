@@ -326,6 +326,25 @@ def _template_lines(text):
 _TEMPLATES = {}
 
 
+def _prebound(text, static):
+    """`_template_lines(text)` with the placeholders `static` binds written into the literal
+    text (as `template` would write them), for a template emitted many times with them."""
+    lines = []
+    for parts in _template_lines(text):
+        out = [parts[0]]
+        for i in range(1, len(parts), 2):
+            name = parts[i]
+            if name in static:
+                out[-1] += str(static[name]) + parts[i + 1]
+            else:
+                out += [name, parts[i + 1]]
+        lines.append(out)
+    return lines
+
+
+_PREBOUND = {}          # (op, dtype, variant) -> its `_prebound` template lines
+
+
 def _int_imm(value):
     v = int(value)
     if -2**31 <= v < 2**31:
@@ -411,8 +430,11 @@ class _Kernel:
 
     def template(self, text, vcls, **bind):
         """Emit a template (see INT); fresh temporaries for {v0} (class vcls), {p0}, ..."""
+        self._emit_lines(_template_lines(text), vcls, bind)
+
+    def _emit_lines(self, lines, vcls, bind):
         temps = {}
-        for parts in _template_lines(text):
+        for parts in lines:
             out = list(parts)
             for i in range(1, len(parts), 2):
                 name = parts[i]
@@ -885,22 +907,28 @@ class _Kernel:
         cls, t, _, _, _ = STORAGE[dtype]
         if name not in INT and name != "shra":
             self._unsupported(name if name != "shra" else "shr", dtype, "a float-only op")
-        text = INT["shra" if name == "shra" else name]
-        if isinstance(text, dict):
-            text = text["u" if dtype == "u8" else "s"]
-        if name in ("div", "rem") and operands[1] in self.consts and \
-                self.consts[operands[1]] not in (0, -1):
-            text = f"{name}.{{t}} {{d}}, {{a}}, {{b}}"        # a constant divisor needs no guard
-        w, n = (64 if dtype == "i64" else 32), BITS[dtype]
-        for line, alias, needed in (("cvt.u32.u{w} {r0}, {v0}", ("{r0}", "{v0}"), w == 64),
-                                    ("and.b{w} {v1}, {a}, {mask}", ("{v1}", "{a}"), n < w),
-                                    ("cvt.s{w}.s{n} {v1}, {a}", ("{v1}", "{a}"), n < w)):
-            if not needed and line in text:         # a no-op at this width: drop it
-                text = text.replace(line, "").replace(*alias)
+        constant_divisor = name in ("div", "rem") and operands[1] in self.consts and \
+            self.consts[operands[1]] not in (0, -1)
+        key = (name, dtype, constant_divisor)
+        lines = _PREBOUND.get(key)
+        if lines is None:
+            text = INT["shra" if name == "shra" else name]
+            if isinstance(text, dict):
+                text = text["u" if dtype == "u8" else "s"]
+            if constant_divisor:
+                text = f"{name}.{{t}} {{d}}, {{a}}, {{b}}"    # a constant divisor needs no guard
+            w, n = (64 if dtype == "i64" else 32), BITS[dtype]
+            for line, alias, needed in (("cvt.u32.u{w} {r0}, {v0}", ("{r0}", "{v0}"), w == 64),
+                                        ("and.b{w} {v1}, {a}, {mask}", ("{v1}", "{a}"), n < w),
+                                        ("cvt.s{w}.s{n} {v1}, {a}", ("{v1}", "{a}"), n < w)):
+                if not needed and line in text:         # a no-op at this width: drop it
+                    text = text.replace(line, "").replace(*alias)
+            lines = _PREBOUND[key] = _prebound(
+                text, dict(t=t, w=w, n=n, n1=n - 1, mask=(1 << n) - 1))
         d = self.new(cls)
-        bind = dict(d=d, t=t, w=w, n=n, n1=n - 1, mask=(1 << n) - 1)
-        bind.update(zip("abc", args))
-        self.template(text, cls, **bind)
+        bind = dict(zip("abc", args))
+        bind["d"] = d
+        self._emit_lines(lines, cls, bind)
         if dtype in SMALL and name not in CLOSED:
             self.template(SMALL[dtype], cls, d=d)
         return d
@@ -968,14 +996,19 @@ class _Kernel:
             self._unsupported(name, dtype)
         fast = self.tier == "fast" and dtype == "f32"
         cls = STORAGE[dtype][0]
+        key = (name, dtype, fast)
+        lines = _PREBOUND.get(key)
+        if lines is None:
+            text = FLOAT[name].replace("{minmax}", MINMAX[dtype].replace("{op}", name))
+            lines = _PREBOUND[key] = _prebound(text, dict(
+                t=dtype, w=64 if dtype == "f64" else 32,
+                rnd=".ftz" if fast else ".rn", ftz=".ftz" if fast else "",
+                div=".full.ftz" if fast else ".rn", sqrt=".approx.ftz" if fast else ".rn",
+                **FLOAT_IMM[dtype]))
         d = self.new(cls)
-        bind = dict(d=d, t=dtype, w=64 if dtype == "f64" else 32,
-                    rnd=".ftz" if fast else ".rn", ftz=".ftz" if fast else "",
-                    div=".full.ftz" if fast else ".rn", sqrt=".approx.ftz" if fast else ".rn",
-                    **FLOAT_IMM[dtype])
-        bind.update(zip("abc", args))
-        text = FLOAT[name].replace("{minmax}", MINMAX[dtype].replace("{op}", name))
-        self.template(text, cls, **bind)
+        bind = dict(zip("abc", args))
+        bind["d"] = d
+        self._emit_lines(lines, cls, bind)
         return d
 
     def _f32_fast(self, name, x):
