@@ -564,8 +564,14 @@ class KernelBuilder:
     def constant(self, value, dtype):
         """A scalar literal, made once per kernel at the top of its entry block (so it
         dominates every use, in loops and branches too)."""
-        value = value.item() if hasattr(value, "item") else value
-        key = (type(value).__name__, repr(value), dtype)    # repr keeps -0.0, nan, 1 vs 1.0
+        kind = type(value)
+        if kind is int:                 # the common case (indices, strides): the int is its key
+            key = (value, dtype)
+        else:
+            value = value.item() if hasattr(value, "item") else value
+            key = (type(value).__name__, repr(value), dtype)    # repr keeps -0.0, nan, 1 vs 1.0
+            if type(value) is int:
+                key = (value, dtype)
         found = self._constants.get(key)
         if found is None:
             at = Builder(self.context)

@@ -425,15 +425,28 @@ class _Root(list):
 
 def _varies(idx, dims):
     """Whether index expressions `idx` depend on the root dims `dims`."""
-    def varies(e):
-        if e[0] == "leaf":                  # a loaded (gathered) index: taken to vary
+    for e in idx:
+        if _expr_varies(e, dims):
             return True
-        if e[0] == "affine":
-            return any(e[1][d] for d in dims)
-        if e[0] == "sum":
-            return any(varies(x) for _, x in e[1])
-        return varies(e[1])
-    return any(varies(e) for e in idx)
+    return False
+
+
+def _expr_varies(e, dims):
+    kind = e[0]
+    if kind == "affine":
+        coeffs = e[1]
+        for d in dims:
+            if coeffs[d]:
+                return True
+        return False
+    if kind == "leaf":                      # a loaded (gathered) index: taken to vary
+        return True
+    if kind == "sum":
+        for _, x in e[1]:
+            if _expr_varies(x, dims):
+                return True
+        return False
+    return _expr_varies(e[1], dims)
 
 
 def _combiner(lowering, reduces):
