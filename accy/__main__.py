@@ -211,9 +211,12 @@ def compile_command(args):
     import accy
     name, fn, arrays = load_source(args.source)
     target = args.target
-    if target is None and args.command == "run" and args.device in (None, "cuda"):
+    if target is None and args.command == "run":
+        from accy.passes.target import ATTRIBUTE
         from accy.runtime.devices import best_device, target_for
-        target = target_for(args.device or best_device())      # the GPU's own arch
+        own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None
+        target = target_for(args.device or best_device(),   # the GPU's arch if it needs one
+                            dict(own.items()) if own is not None else None)
     if getattr(args, "cubin", False):     # the module's own target, with a cubin artifact
         from accy.passes.target import ATTRIBUTE
         own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None

@@ -221,14 +221,21 @@ def test_the_report_says_why_it_has_no_registers_when_ptxas_fails(x, monkeypatch
 @pytest.mark.parametrize("capability,arch", [((8, 0), "sm_80"), ((8, 7), "sm_86"),
                                              ((8, 9), "sm_89"), ((9, 0), "sm_90"),
                                              ((10, 0), "sm_90"), ((12, 0), "sm_90")])
-def test_a_gpu_is_compiled_for_the_newest_arch_it_runs(capability, arch, monkeypatch):
-    """`accy.jit`, the main job and `accy run` compile for the GPU's own arch when no target
-    is given (target_for), not for the default sm_90 an sm_80 GPU cannot load."""
+def test_a_gpu_is_compiled_for_an_arch_it_runs(capability, arch, monkeypatch):
+    """`accy.jit`, the main job and `accy run` keep the module's own target (or the default
+    sm_90) where the GPU runs it, and otherwise take the GPU's arch (target_for), keeping the
+    module's other target fields."""
     device = _PyCudaDevice(_FakeDriver(capability))
     assert device.arch() == arch
     monkeypatch.setattr(devices, "open_device", lambda name: device)
-    assert devices.target_for("cuda") == arch
-    assert devices.target_for("emulator") is None
+    runs_default = capability >= (9, 0)
+    assert devices.target_for("cuda") == (None if runs_default else {"arch": arch})
+    own = {"arch": "sm_80", "math_tier": "fast"}
+    assert devices.target_for("cuda", own) is None              # every GPU here runs sm_80
+    own = {"arch": "sm_90a", "math_tier": "fast"}
+    assert devices.target_for("cuda", own) == (None if capability == (9, 0) else
+                                               {"arch": arch, "math_tier": "fast"})
+    assert devices.target_for("emulator", own) is None
 
 
 def test_a_gpu_older_than_every_target_is_unavailable():

@@ -118,14 +118,18 @@ def test_two_shared_arrays_are_distinct(dev, rng, ptxas):
     assert_bits(gf, (-np.arange(64)).astype(np.float64), "floats")
 
 
-def _dynamic_reverse():
+def _dynamic_reverse(dynamic_first=False):
     """Each of 128 threads writes its value at the far end of its 192-element slice of a
     96 KB dynamic array (past the 48 KB static memory may hold) and its index in a static
     array; after the barrier it reads its mirror thread's value through the mirror's index."""
     m, kb = _kernel("dynamic", [ptr_type("f32"), ptr_type("f32")])
     x, out = kb.params
-    static = kb.shared("i64", 128)
-    tile = kb.shared("f32", 128 * 192, dynamic=True)
+    if dynamic_first:
+        tile = kb.shared("f32", 128 * 192, dynamic=True)
+        static = kb.shared("i64", 128)
+    else:
+        static = kb.shared("i64", 128)
+        tile = kb.shared("f32", 128 * 192, dynamic=True)
     tid = kb.convert(kb.special("tid.x"), "i64")
     g = kb.global_index()
 
@@ -140,11 +144,16 @@ def _dynamic_reverse():
     return m
 
 
-def test_dynamic_shared_memory_past_48_kb(dev, rng, ptxas):
-    text = emit_module(_dynamic_reverse(), arch="sm_90")
+@pytest.mark.parametrize("dynamic_first", [False, True])
+def test_dynamic_shared_memory_past_48_kb(dynamic_first, dev, rng, ptxas):
+    """In either order of declaration the two arrays have names of their own (a static one
+    named like the extern would shadow it)."""
+    text = emit_module(_dynamic_reverse(dynamic_first), arch="sm_90")
     ptxas(text)
-    assert ".extern .shared .align 16 .b8 dynamic_smem1[];\n.visible .entry dynamic(" in text
-    assert ".shared .align 16 .b8 dynamic_smem0[1024];" in text
+    dynamic, static = ("dynamic_smem0", "dynamic_smem1") if dynamic_first else \
+        ("dynamic_smem1", "dynamic_smem0")
+    assert f".extern .shared .align 16 .b8 {dynamic}[];\n.visible .entry dynamic(" in text
+    assert f".shared .align 16 .b8 {static}[1024];" in text
     xs = rng.standard_normal(128 * 2).astype(np.float32)
     (got,) = _launch(dev, text, "dynamic", [xs], [xs], rng, block=128, grid=2,
                      shared=128 * 192 * 4)

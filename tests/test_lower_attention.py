@@ -158,6 +158,23 @@ def test_a_softmax_in_the_inputs_dtype_is_still_the_pattern(dtype, rng):
     assert_close(got, q, k, v, 0.125, dtype, score_dtype=dtype)
 
 
+@pytest.mark.parametrize("sum_dtype", ["int32", "float16"])
+def test_a_sum_of_converted_exps_that_changes_them_is_not_the_pattern(sum_dtype, rng):
+    """exp summed as truncated integers (or rounded to f16 from f32) is not softmax's sum:
+    the planner refuses the pattern, and the kernels it makes instead match the reference."""
+    def fn(q, k, v):
+        scores = (q @ ops.transpose(k, (0, 1, 3, 2))).astype("float32") * 0.125
+        e = ops.exp(scores - ops.max(scores, axis=-1, keepdims=True))
+        total = ops.sum(e.astype(sum_dtype), axis=-1, keepdims=True).astype("float32")
+        return (e / total).astype("float16") @ v
+    q, k, v = (draw(rng, (1, 1, 40, 64), "f16") for _ in range(3))
+    exe = accy.compile(fn, q, k, v)
+    assemble(exe.ptx)
+    assert "flash_attention" not in {kernel.kind for kernel in exe.kernels}, exe.report()
+    got, want = one(exe.run(q, k, v, device="emulator")), one(exe.run(q, k, v, device="reference"))
+    np.testing.assert_allclose(f64(got), f64(want), rtol=2e-2, atol=2e-2)
+
+
 def test_a_mask_of_iotas_that_is_not_causal_masks_every_tile(rng):
     """Keys j >= i kept (not the causal mask): no tile is skipped, the select runs on all."""
     s, d = 100, 64

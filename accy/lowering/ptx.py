@@ -627,7 +627,7 @@ class _Kernel:
 
     def _op_shared(self, op):
         dtype = pointee(op.results[0].type)
-        name = f"{self.name}_smem{len(self.shared)}"
+        name = f"{self.name}_smem{len(self.shared) + len(self.extern)}"   # one numbering
         if op.attributes.get("dynamic", False):
             if self.extern:
                 raise UnsupportedError(f"kernel {self.name}: two dynamic shared arrays")

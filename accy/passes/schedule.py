@@ -733,6 +733,12 @@ _G = _CurrentGraph()
 
 # ---- the recognized attention pattern ---------------------------------------------------------
 
+# float -> float conversions that keep every value: a sum taken in the wider dtype still sums
+# the exps themselves
+_EXACT_WIDENING = {("f16", "f32"), ("bf16", "f32"), ("f16", "f64"), ("bf16", "f64"),
+                   ("f32", "f64")}
+
+
 def _match_attention(dot2):
     """The nodes of dot_general -> (elementwise score ops) -> max -> subtract -> exp -> sum ->
     divide -> (convert) -> dot_general ending at `dot2`, as (nodes, roles), or None; the sum
@@ -783,6 +789,9 @@ def _match_attention(dot2):
     if e is None or e.name != "tensor.exp" or not reduction(total, "sum", 0.0) \
             or summed is not e:
         return None
+    exp_dtype, sum_dtype = e.op.result_types[0].dtype, total.op.result_types[0].dtype
+    if sum_dtype != exp_dtype and (exp_dtype, sum_dtype) not in _EXACT_WIDENING:
+        return None                 # a sum of truncated or rounded exps: not softmax's
     shifted = link(e, 0)
     if shifted is None or shifted.name != "tensor.subtract":
         return None
