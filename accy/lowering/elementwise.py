@@ -313,8 +313,9 @@ class Lowering:
 
     def _find(self, which, key):
         for scope in reversed(self.scopes):
-            if key in scope[which]:
-                return scope[which][key]
+            found = scope[which].get(key)       # one lookup (one hash of `key`) per scope
+            if found is not None:
+                return found
         return None
 
     def remember(self, v, value):
