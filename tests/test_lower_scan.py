@@ -199,3 +199,58 @@ def test_a_body_not_known_to_be_associative_stays_serial(rng):
     assemble(exe.ptx)
     assert [k.schedule for k in exe.kernels] == ["serial"], exe.report()
     np.testing.assert_array_equal(exe.run(x, device="emulator"), exe.run(x, device="reference"))
+
+
+# The vector path: a thread's E consecutive elements move as one kl.vload / kl.vstore when the
+# row is contiguous and holds whole vectors. name -> (layout as in LAYOUTS, dtype, the PTX
+# vector access expected (None: none may appear))
+VECTOR = {
+    "f32_warp": (((5, 120), 1, 32, 4, "warp"), "f32", "v4.f32"),
+    "f32_block_partial_tile": (((3, 200), 1, 64, 4, "block"), "f32", "v4.f32"),
+    "f32_lookback": (((2, 1000), 1, 64, 4, "lookback"), "f32", "v4.f32"),
+    "f32_unit_dims": (((3, 200, 1), 1, 64, 4, "block"), "f32", "v4.f32"),
+    "f32_warp_many_tiles": (((264, 136), 1, 32, 4, "warp"), "f32", "v4.f32"),
+    "f32_pairs": (((4, 62), 1, 32, 2, "warp"), "f32", "v2.f32"),
+    "f16_warp": (((4, 200), 1, 32, 8, "warp"), "f16", "v4.b32"),
+    "bf16_block": (((3, 100), 1, 64, 4, "block"), "bf16", "v4.b16"),
+    "bf16_lookback": (((1, 2048), 1, 32, 8, "lookback"), "bf16", "v4.b32"),
+    "i64_warp": (((5, 62), 1, 32, 2, "warp"), "i64", "v2.b64"),
+    "i64_lookback": (((1, 3000), 1, 64, 2, "lookback"), "i64", "v2.b64"),
+    "f32_row_not_whole_vectors": (((5, 126), 1, 32, 4, "warp"), "f32", None),
+    "f16_row_not_whole_vectors": (((3, 204), 1, 64, 8, "block"), "f16", None),
+    "i64_odd_row": (((1, 3001), 1, 64, 2, "lookback"), "i64", None),
+    "f32_strided_rows": (((40, 4), 0, 32, 4, "warp"), "f32", None),
+    "f32_e3": (((4, 95), 1, 32, 3, "warp"), "f32", None),
+}
+VECTOR_CASES = [(name, program) for name in VECTOR
+                for program in ("cumsum", "cummax", "exclusive_reverse_fused")]
+
+
+@pytest.mark.parametrize("name,program", VECTOR_CASES, ids=["-".join(c) for c in VECTOR_CASES])
+def test_vector_loads_and_stores(name, program, rng):
+    layout, dtype, access = VECTOR[name]
+    fn, kind = PROGRAMS[program]
+    shape, axis = layout[:2]
+    x = draw(rng, shape, dtype, kind)
+    exe = compile_scan(fn, x, axis, layout)
+    if access is None:
+        assert "ld.global.v" not in exe.ptx and "st.global.v" not in exe.ptx
+    else:
+        assert f"ld.global.{access}" in exe.ptx and f"st.global.{access}" in exe.ptx
+    assert_close(exe.run(x, device="emulator"), exe.run(x, device="reference"), x, axis, kind)
+
+
+def test_vector_loads_only_reads_at_the_position(rng):
+    """A producer reading a row broadcast along the rows: x moves as vectors, the broadcast
+    operand stays scalar (and a consumer reads x again from the vector)."""
+    def fn(x, y):
+        c = ops.cumsum(x * y, axis=1)
+        return c, c + x
+    x, y = draw(rng, (6, 256), "f32", "sum"), draw(rng, (1, 256), "f32", "sum")
+    exe = accy.compile(fn, x, y, target=target(256, 64, 4))
+    assemble(exe.ptx)
+    assert [k.schedule for k in exe.kernels] == ["block"], exe.report()
+    assert exe.ptx.count("ld.global.v4.f32") == 1 and exe.ptx.count("st.global.v4.f32") == 2
+    assert "ld.global.f32" in exe.ptx
+    for got, want in zip(exe.run(x, y, device="emulator"), exe.run(x, y, device="reference")):
+        assert_close(got, want, x * y, 1, "sum")

@@ -43,8 +43,17 @@ result is made, and every output (all of the scan's shape) is written at the ele
 Each element keeps its own `Lowering`, so a consumer that reads an input the producers read
 reuses that load.
 
-Loads: a thread's E elements are consecutive, so a warp's load of its k-th elements is strided
-by E; the E loads of a tile touch the same lines, which stay in L1. A non-innermost scan
+Loads: a thread's E elements are consecutive. When the row is contiguous (no elements after
+the scan dim), holds whole vectors (L a multiple of E) and E is a width kl moves in one access
+(`VECTOR_WIDTHS`: 2 or 4 for 4-byte dtypes, 2 for 8-byte, 2, 4 or 8 for 2-byte; at most 16
+bytes), each input read at the item's own position is one `kl.vload` per thread and tile, and
+each output of such a dtype one `kl.vstore` (`_Tiles.vector_plan`; lanes reversed for a
+reverse scan). Every vector is aligned: tiles and thread offsets are multiples of E, so is
+each row's start, and buffers are 256-byte aligned. A thread's vector is then all in the row or
+all past it (clamped to the row's last vector and not stored). Other reads (broadcasts, moved
+or 1-byte elements) stay scalar, as do all accesses of a row not meeting those conditions:
+there a warp's load of its k-th elements is strided by E, and the E loads of a tile touch the
+same lines, which stay in L1. A non-innermost scan
 dimension with fewer than a warp of trailing elements uses the row schedules with each row's
 elements strided by that count.
 """
@@ -54,8 +63,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy._core.types import numpy_dtype
-from accy.lowering.elementwise import Lowering, identity_index
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.elementwise import Lowering, identity_index, position_expression
+from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
 from accy.lowering.rows import lower_body
 from accy.passes.outline import SMS, Launch
 from accy.passes.shape_layout import row_major_strides
@@ -267,6 +276,7 @@ class _Tile:
     slots: list
     before: object          # the combined elements of the tile before the thread's
     total: object           # the whole tile's
+    index: object = None    # vector path: the flat position of the thread's lowest element
 
 
 @dataclass(frozen=True)
@@ -305,6 +315,30 @@ class _Tiles:
         self.warps = threads // WARP
         self.workspace = workspace
         self.thread = self.lane = self.warp = None      # i64 values, set by write_*
+        self.vectored, self.vector_outputs = self.vector_plan()
+        self.vector = bool(self.vectored or self.vector_outputs)
+
+    def vector_plan(self):
+        """(the input reads loaded with one `kl.vload` per thread and tile, the outputs stored
+        with one `kl.vstore`), both empty when the thread's E elements cannot move as one
+        vector: that needs the row contiguous (no elements after the scan dim), E a width kl
+        moves in one access for the dtype, and every vector aligned, i.e. the row length a
+        multiple of E (tiles and thread offsets in them are; buffers are 256-byte aligned).
+        A read moves as a vector when it is at the item's own position; the others (and
+        1-byte dtypes) stay scalar."""
+        s, width = self.s, self.per_thread
+        if s.inner != 1 or width < 2 or s.length % width:
+            return [], []
+
+        def fits(dtype):
+            return dtype != "i1" and width in VECTOR_WIDTHS.get(numpy_dtype(dtype).itemsize, ())
+        lowering = Lowering(self.kb, self.layout, self.pointers, self.item)
+        lowering.root = [None] * len(s.shape)      # (only its rank is read)
+        here = position_expression(tuple(s.shape))
+        reads = lowering.reads([s.op.operands[0]])
+        vectored = [key for key, address in reads.items()
+                    if address == here and fits(key[0].type.dtype)]
+        return vectored, [v for v in self.item.outputs if fits(v.type.dtype)]
 
     @classmethod
     def start(cls, context, block, outline, item, layout, s, threads, per_thread, workspace):
@@ -345,26 +379,43 @@ class _Tiles:
         return lowering.root, lowering.value(self.s.op.operands[1], (), False)
 
     def load(self, root, base):
-        """The thread's slots of the tile at scan position `base`: positions past the row
-        read its last element (an address in range) and take the identity."""
-        kb, s = self.kb, self.s
-        first = kb.op("add", base, kb.op("mul", self.thread, self.i64(self.per_thread)))
+        """(the thread's slots of the tile at scan position `base`, the flat position of its
+        vector or None): positions past the row read its last element (an address in range)
+        and take the identity. On the vector path the thread's elements are all in the row
+        or all past it (the row holds whole vectors); a vector past it reads the row's last."""
+        kb, s, width = self.kb, self.s, self.per_thread
+        first = kb.op("add", base, kb.op("mul", self.thread, self.i64(width)))
         last = self.i64(s.length - 1)
+        lanes, index = {}, None
+        if self.vector:
+            start = kb.op("min", first, self.i64(s.length - width))
+            if s.reverse:           # the thread's elements, backwards from the row's end
+                start = kb.op("sub", self.i64(s.length - width), start)
+            at = Lowering(kb, self.layout, self.pointers, self.item)
+            at.root = list(root)
+            at.root[s.axis] = start
+            index = at.materialize(position_expression(tuple(s.shape)))
+            for key in self.vectored:
+                if key[0] not in lanes:
+                    xs = kb.vload(self.pointers[key[0]], index, width)
+                    lanes[key[0]] = xs[::-1] if s.reverse else xs
         slots = []
-        for k in range(self.per_thread):
+        for k in range(width):
             p = kb.op("add", first, self.i64(k))
             valid = kb.cmp("LT", p, self.i64(s.length))
             at = kb.op("min", p, last)
             lowering = Lowering(kb, self.layout, self.pointers, self.item)
             lowering.root = list(root)
             lowering.root[s.axis] = kb.op("sub", last, at) if s.reverse else at
+            for key in self.vectored:
+                lowering.preload(key, lanes[key[0]][k])
             x = lowering.value(s.op.operands[0], identity_index(len(s.shape)), False)
             slots.append(_Slot(lowering, valid, kb.op("select", valid, x, self.identity())))
-        return slots
+        return slots, index
 
     def scan(self, root, base):
         """Scan the tile at `base` (without the prefix of the tiles before it)."""
-        slots = self.load(root, base)
+        slots, index = self.load(root, base)
         mine = slots[0].x
         for slot in slots[1:]:
             mine = self.combine(mine, slot.x)
@@ -372,9 +423,9 @@ class _Tiles:
         before = self.shift(inclusive)
         if self.warps == 1:
             total = self.kb.shuffle("idx", inclusive, self.kb.constant(WARP - 1, "i32"))
-            return _Tile(slots, before, total)
+            return _Tile(slots, before, total, index)
         warp_before, total = self.across_warps(inclusive)
-        return _Tile(slots, self.combine(warp_before, before), total)
+        return _Tile(slots, self.combine(warp_before, before), total, index)
 
     def across_warps(self, inclusive):
         """(the totals of the warps before this thread's, the block's total), through shared
@@ -405,10 +456,15 @@ class _Tiles:
         init and elements of the row before the tile. The thread folds its elements again
         onto its prefix (rather than keeping its running values: fewer live registers)."""
         acc = self.combine(carry, tile.before)
+        results = []
         for slot in tile.slots:
             new = self.combine(acc, slot.x)
-            self._store(slot, acc if self.s.exclusive else new)
+            results.append(acc if self.s.exclusive else new)
+            if tile.index is None:
+                self._store(slot, results[-1])
             acc = new
+        if tile.index is not None:
+            self._store_vector(tile, results)
 
     def _store(self, slot, result):
         lowering, s = slot.lowering, self.s
@@ -420,6 +476,27 @@ class _Tiles:
                 kb.store(lowering.value(v, identity_index(len(s.shape)), False),
                          self.pointers[v], linear)
         self.kb.if_(slot.valid, outputs)
+
+    def _store_vector(self, tile, results):
+        """As `_store` for every slot of a tile on the vector path: the slots are all in the
+        row or all past it; each output in `vector_outputs` is one `kl.vstore` of the slots'
+        values (backwards for a reverse scan), the others scalar stores."""
+        s, at = self.s, identity_index(len(self.s.shape))
+
+        def outputs(kb):
+            values = {v: [] for v in self.item.outputs}
+            for slot, result in zip(tile.slots, results):
+                slot.lowering.remember(s.op.results[0], result)
+                for v in self.item.outputs:
+                    values[v].append(slot.lowering.value(v, at, False))
+            for v, xs in values.items():    # stored after every slot is read: in place is safe
+                if v in self.vector_outputs:
+                    kb.vstore(xs[::-1] if s.reverse else xs, self.pointers[v], tile.index)
+                    continue
+                for x, slot in zip(xs, tile.slots):
+                    kb.store(x, self.pointers[v], slot.lowering.materialize(
+                        ("affine", row_major_strides(s.shape), 0)))
+        self.kb.if_(tile.slots[0].valid, outputs)
 
     # ---- kernels ------------------------------------------------------------------------------
     def write_rows(self, first, stride, thread, lane, warp):
