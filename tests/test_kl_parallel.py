@@ -78,6 +78,27 @@ def test_vector_load_store_moves_every_element(dtype, width, rng, ptxas):
     assert_bits(got, want, f"{dtype} x{width}")
 
 
+@pytest.mark.parametrize("offset,dtype,width", [(2, "f32", 4), (1, "f64", 2), (4, "f16", 8)])
+@pytest.mark.parametrize("vector_store", [False, True])
+def test_a_vector_access_off_its_own_alignment_faults(offset, dtype, width, vector_store, rng):
+    """A .v2/.v4 access must be aligned to all the bytes it moves, as on a GPU, not only to
+    its element size: the emulator faults where the hardware would."""
+    m, kb = _kernel("misaligned", [ptr_type(dtype), ptr_type(dtype)])
+    x, out = kb.params
+    at = kb.op("add", kb.op("mul", kb.global_index(), kb.constant(width, "i64")),
+               kb.constant(offset, "i64"))
+    if vector_store:
+        kb.vstore([kb.load(x, at)] * width, out, at)
+    else:
+        kb.store(kb.op("add", *kb.vload(x, at, width)[:2]), out, at)
+    kb.finish()
+    xs = random_array(rng, dtype, (64 * width + 16,))
+    nbytes = width * np.dtype(NP[dtype]).itemsize
+    with pytest.raises(Exception, match=f"misaligned vector access of {nbytes} bytes"):
+        _launch(Emulator(), emit_module(m, arch="sm_80"), "misaligned", [xs], [xs], rng,
+                block=32, grid=1)
+
+
 def test_shared_memory_and_barrier_reverse_a_block(dev, rng, ptxas):
     """Each block stages its 128 elements in shared memory, waits at the barrier, and writes
     them back reversed: a thread reads what another thread wrote."""

@@ -35,7 +35,8 @@ from fractions import Fraction
 import numpy as np
 
 from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE, _BF16
-from accy.runtime.emulator.memory import LaneFault, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from accy.runtime.emulator.memory import LaneFault, LOCAL_WINDOW, MemoryFault, SHARED_WINDOW, \
+    WINDOW_SIZE
 from accy.runtime.emulator.ptx import Imm, PredPair, Vector, TYPE_BYTES
 
 TYPES = set(TYPE_BYTES) - {"pred"}
@@ -600,6 +601,8 @@ def _ld(ins, m):
 
     def run(r):
         base = m.address(a, r)
+        if len(targets) > 1:
+            _aligned_vector(base, len(targets) * w)
         for i, tgt in enumerate(targets):
             m.write(tgt, m.load(space, base + np.uint64(i * w), t, r), t, r)
     return run
@@ -615,9 +618,21 @@ def _st(ins, m):
 
     def run(r):
         base = m.address(a, r)
+        if len(sources) > 1:
+            _aligned_vector(base, len(sources) * w)
         for i, src in enumerate(sources):
             m.store(space, base + np.uint64(i * w), m.read(src, t, r), t, r)
     return run
+
+
+def _aligned_vector(base, nbytes):
+    """A .v2/.v4 access moves its `nbytes` at once: its address must be a multiple of that,
+    not only of the element size (a GPU faults on a 16-byte load at an 8-byte boundary)."""
+    bad = np.nonzero(np.asarray(base, np.uint64) % np.uint64(nbytes))[0]
+    if len(bad):
+        raise MemoryFault(f"misaligned vector access of {nbytes} bytes at "
+                          f"{int(np.asarray(base)[bad[0]]):#x}", bad,
+                          np.asarray(base)[bad])
 
 
 @op("prefetch", "prefetchu")
