@@ -254,6 +254,19 @@ def copy_bandwidth(torch, timer):
     return 2 * src.numel() * 4 / timer(lambda: dst.copy_(src)) / 1e6
 
 
+def _against_f64(case, torch, tensors, got, want):
+    """How many elements differ from torch's, and both results' largest difference from
+    the same product in float64 (a matrix product only: the check that two different
+    kernels agreeing everywhere is not one result read twice)."""
+    if not case.name.startswith("matmul"):
+        return ""
+    exact = case.torch_fn(torch, *[t.double() for t in tensors])
+    def off(x):
+        return float(((x.double() - exact).abs() / (1 + exact.abs())).max())
+    differ = int((got != want).sum())
+    return f"; {differ} elements differ; vs f64: accy {off(got):.1e}, torch {off(want):.1e}"
+
+
 def time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs):
     """One table row: accy's executable checked against torch, then both timed."""
     gen = torch.Generator(device="cuda").manual_seed(0)
@@ -274,11 +287,12 @@ def time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs)
                         got.numel() * got.element_size())
         w = want.double()
         err = float(((got.double() - w).abs() / (1 + w.abs())).max())
+        detail = _against_f64(case, torch, tensors, got, want) if case.flops else ""
         del w, got
         accy_ms = accy_timer(bound.launch)
     torch_ms = torch_timer(lambda: case.torch_fn(torch, *tensors))
     kinds = "+".join(f"{k.kind}:{k.schedule}" for k in exe.kernels)
-    check = f"{err:.1e}" + ("" if err <= case.tol else " MISMATCH")
+    check = f"{err:.1e}" + ("" if err <= case.tol else " MISMATCH") + detail
     if case.flops is not None:
         flops = case.flops(args)
         return (f"{case.name} ({kinds})", f"{size_text(args)}, {flops / 1e12:.2f} TFLOP",
