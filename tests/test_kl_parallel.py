@@ -99,6 +99,36 @@ def test_a_vector_access_off_its_own_alignment_faults(offset, dtype, width, vect
                 block=32, grid=1)
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f16", "f64", "i64", "i8", "i1"])
+def test_predicated_loads_and_stores_touch_no_memory_where_false(dtype, rng, ptxas):
+    """Lanes past n load from beyond the buffer and store past the output, both under a false
+    predicate: no fault, the load gives 0 and the store writes nothing (the poison stays)."""
+    n = 100
+    name = f"masked_{dtype}"
+    m, kb = _kernel(name, [ptr_type(dtype), ptr_type(dtype), ptr_type(dtype), scalar("i64")])
+    x, out, loaded, count = kb.params
+    g = kb.global_index()
+    inside = kb.cmp("LT", g, count)
+    far = kb.op("add", g, kb.op("mul", kb.constant(1 << 20, "i64"),
+                                kb.convert(kb.op("not", inside), "i64")))    # way past the end
+    value = kb.load(x, far, inside)
+    kb.store(value, out, far, inside)
+    kb.store(kb.load(x, far, inside), loaded, kb.op("rem", g, kb.constant(n, "i64")),
+             kb.op("not", inside))          # lanes past n store their load (0) into slot g % n
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert "@%p" in text
+    xs = random_array(rng, dtype, (n,))
+    if dtype == "i1":
+        xs = xs.astype(np.uint8)
+    store = np.uint8 if dtype == "i1" else NP[dtype]
+    got, zeros = _launch(Emulator(), text, name, [xs], [np.zeros(n, store), np.zeros(n, store)],
+                         rng, block=64, grid=2, params=(np.int64(n),))
+    assert_bits(got, xs, "masked copy")
+    assert_bits(zeros[:128 - n], np.zeros(128 - n, store), "masked loads give 0")
+
+
 def test_shared_memory_and_barrier_reverse_a_block(dev, rng, ptxas):
     """Each block stages its 128 elements in shared memory, waits at the barrier, and writes
     them back reversed: a thread reads what another thread wrote."""
@@ -380,6 +410,8 @@ def test_fence_orders_a_flag_after_the_data_it_publishes(rng, dev, ptxas):
 
 
 BAD_PARALLEL_OPS = [
+    (lambda kb, p: kb.load(p, kb.constant(0, "i64"), kb.constant(1, "i32")),
+     "its predicate is an i1"),
     (lambda kb, p: kb.vload(p, kb.constant(0, "i64"), 3), "cannot load 3 x f32"),
     (lambda kb, p: kb.emit("kl.shared", (), [shared_type("f32")], count=0), "positive count"),
     (lambda kb, p: kb.emit("kl.shuffle", (kb.constant(1.0, "f32"), kb.constant(1, "i32")),

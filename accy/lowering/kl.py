@@ -22,8 +22,10 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   semantics), `kl.shr {arithmetic}`, `kl.exp2 {approx}` (f32 only: the hardware's
   approximation in any math tier, about 2 ulp with subnormal results flushed to zero, for
   kernels whose results are approximate anyway, such as an online softmax).
-- memory: `kl.load %ptr, %index` -> element; `kl.store %value, %ptr, %index`. Indices count
-  elements (i64); the pointer is global or shared. `kl.vload {}` -> `width` elements at
+- memory: `kl.load %ptr, %index[, %pred]` -> element; `kl.store %value, %ptr, %index[,
+  %pred]`. Indices count elements (i64); the pointer is global or shared. With an i1
+  predicate, a lane where it is false touches no memory (its address may be anywhere): its
+  load gives zero, its store writes nothing. `kl.vload {}` -> `width` elements at
   `index, index + 1, ...` in one access, `kl.vstore %values..., %ptr, %index` likewise: the
   caller promises `index` is a multiple of the width and the buffer is aligned to
   width * itemsize (2, 4 or 8 elements, at most 16 bytes; 8 only for 2-byte dtypes).
@@ -192,18 +194,22 @@ def _verify_select(op):
 
 
 def _verify_load(op):
-    ptr, index = op.operand_types
+    ptr, index, *pred = op.operand_types
     dtype = pointee(ptr)
     if dtype is None or index != scalar("i64") or op.result_types != (scalar(dtype),):
         return "loads an element of the pointer's dtype at an i64 index"
+    if pred and pred[0] != scalar("i1"):
+        return "its predicate is an i1"
     return None
 
 
 def _verify_store(op):
-    value, ptr, index = op.operand_types
+    value, ptr, index, *pred = op.operand_types
     dtype = pointee(ptr)
     if dtype is None or index != scalar("i64") or value != scalar(dtype):
         return "stores a value of the pointer's dtype at an i64 index"
+    if pred and pred[0] != scalar("i1"):
+        return "its predicate is an i1"
     return None
 
 
@@ -443,8 +449,8 @@ def _rows():
         OpDef("kl.cmp", operands=2, results=1, attributes={"predicate": (str, True)},
               traits=PURE, verify=_verify_predicate),
         OpDef("kl.convert", operands=1, results=1, traits=PURE, verify=_scalars),
-        OpDef("kl.load", operands=2, results=1, traits=PURE, verify=_verify_load),
-        OpDef("kl.store", operands=3, verify=_verify_store),
+        OpDef("kl.load", operands=(2, 3), results=1, traits=PURE, verify=_verify_load),
+        OpDef("kl.store", operands=(3, 4), verify=_verify_store),
         OpDef("kl.vload", operands=2, results=(2, VARIADIC), traits=PURE,
               verify=_verify_vload),
         OpDef("kl.vstore", operands=(4, VARIADIC), verify=_verify_vstore),
@@ -585,11 +591,14 @@ class KernelBuilder:
     def special(self, register):
         return self.emit("kl.special", (), [scalar("i32")], register=register).results[0]
 
-    def load(self, ptr, index):
-        return self.emit("kl.load", (ptr, index), [scalar(pointee(ptr.type))]).results[0]
+    def load(self, ptr, index, pred=None):
+        """`kl.load`; with an i1 `pred`, a lane where it is false reads nothing and gets 0."""
+        return self.emit("kl.load", (ptr, index) + ((pred,) if pred is not None else ()),
+                         [scalar(pointee(ptr.type))]).results[0]
 
-    def store(self, value, ptr, index):
-        self.emit("kl.store", (value, ptr, index), [])
+    def store(self, value, ptr, index, pred=None):
+        """`kl.store`; with an i1 `pred`, a lane where it is false writes nothing."""
+        self.emit("kl.store", (value, ptr, index) + ((pred,) if pred is not None else ()), [])
 
     def vload(self, ptr, index, width):
         t = scalar(pointee(ptr.type))

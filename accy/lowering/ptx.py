@@ -21,7 +21,8 @@ Parameters and registers:
   sign-extended (i16, i8) or zero-extended (u8) to 32 bits after every op that may leave the
   range, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
 - `kl.load`/`kl.store`: `ld.global`/`st.global` (`ld.shared`/`st.shared` through a
-  `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`); `kl.vload`/`kl.vstore`:
+  `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`), guarded `@%p` when the
+  op has a predicate (a masked load's register is zeroed first); `kl.vload`/`kl.vstore`:
   one `ld/st.v2`/`.v4` (8 two-byte elements as 4 b32 words split with `mov.b32 {lo, hi}`).
 - `kl.shared`: a `.shared .align 16 .b8 <kernel>_smem<k>[bytes]` array (a dynamic one:
   `.extern .shared .align 16 .b8 <kernel>_smem<k>[]` at module scope, where ptxas takes it,
@@ -353,6 +354,7 @@ def _int_imm(value):
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ZERO = {"rs": "0", "r": "0", "rd": "0", "f": "0f00000000", "fd": "0d0000000000000000"}
 _TEMP = re.compile(r"^(p|rs|rd|r|fd|f|v)(\d+)$")
 
 
@@ -560,20 +562,26 @@ class _Kernel:
         cls, _, mem, _, nbytes = STORAGE[dtype]
         where = space(op.operands[0].type)
         addr = self._address(op.operands[0], op.operands[1], nbytes)
-        if dtype == "i1":
-            byte = self.op(f"ld.{where}.u8", f"[{addr}]", cls="r")
-            return self.define(op.results[0], self.op("setp.ne.u32", byte, 0))
-        self.define(op.results[0], self.op(f"ld.{where}.{mem}", f"[{addr}]", cls=cls))
+        guard, cls = self._guard(op, 2), ("r" if dtype == "i1" else cls)
+        d = self.new(cls)
+        if guard:                       # a masked lane keeps the zero
+            self.emit(f"mov.{dict(REGISTERS)[cls]} {d}, {_ZERO[cls]}")
+        self.emit(f"{guard}ld.{where}.{'u8' if dtype == 'i1' else mem} {d}, [{addr}]")
+        self.define(op.results[0], self.op("setp.ne.u32", d, 0) if dtype == "i1" else d)
 
     def _op_store(self, op):
-        value, ptr, index = op.operands
+        value, ptr, index = op.operands[:3]
         dtype = self._dtype(value)
         _, _, _, st, nbytes = STORAGE[dtype]
         addr = self._address(ptr, index, nbytes)
         v = self.reg(value)
         if dtype == "i1":
             v = self.op("selp.u32", 1, 0, v)
-        self.emit(f"st.{space(ptr.type)}.{st} [{addr}], {v}")
+        self.emit(f"{self._guard(op, 3)}st.{space(ptr.type)}.{st} [{addr}], {v}")
+
+    def _guard(self, op, position):
+        """`@%p ` when operand `position` (an access's predicate) is there, else ''."""
+        return f"@{self.reg(op.operands[position])} " if len(op.operands) > position else ""
 
     # ---- vector access, shared memory, warps, atomics ---------------------------------------
     # 2-byte elements move as b16 (8 of them as 4 b32 words, split by mov); 4- and 8-byte
