@@ -621,19 +621,59 @@ def test_constants(dtype, rng, device, ptxas):
 
 @pytest.mark.parametrize("dtype", INTS)
 def test_constant_divisors(dtype, rng, device, ptxas):
-    """div/rem by a constant: unguarded for a divisor other than 0 and -1, guarded for those."""
+    """div/rem by a constant: unguarded for a divisor other than 0 and -1, guarded for those;
+    at 32 and 64 bits by shifts (powers of two) or a multiply-high (the others), at the
+    extremes of the dtype too."""
     divisors = [3, 7, 1, 0] + ([-1, -5] if dtype != "u8" else [255])
+    if dtype in ("i32", "i64"):
+        info = np.iinfo(NP[dtype])
+        divisors += [2, 8, 4096, -4, 6, 10, 641, 6144, -6144, 1_000_003, int(info.max),
+                     int(info.min), int(info.min) + 1, 1 << (info.bits - 2)]
     specs = [(f"{op}{j}", (dtype,), dtype,
               lambda kb, x, op=op, c=c: kb.op(op, x, kb.constant(c, dtype)))
              for op in ("div", "rem") for j, c in enumerate(divisors)]
     text = emit_module(list(build(specs).body), arch="sm_80")
     ptxas(text)
+    if dtype in ("i32", "i64"):     # only the guarded divisors 0 and -1 divide at run time
+        assert len(re.findall(r"\b(?:div|rem)\.s\d\d ", text)) == 4, text
     x = random_array(rng, dtype, (N,))
     for op in ("div", "rem"):
         for j, c in enumerate(divisors):
             got = device.run(text, f"{op}{j}", [x], dtype, N, rng=rng)
             want = reference(op, dtype, [x, np.full(N, c, NP[dtype])])
             assert_bits(got, want, f"{op} {dtype} by {c}")
+
+
+@pytest.mark.parametrize("divisor", [2, 4096, 1 << 40, 3, 641, 6144, 1_000_003, -8, -7])
+def test_constant_divisors_of_indices(divisor, device, ptxas):
+    """An index (a grid-stride loop's, scaled and offset: known >= 0) divided by a constant:
+    by a shift or a mask for a positive power of two, with no sign correction otherwise."""
+    ctx = Context()
+    m = Module.create(ctx)
+    kb = KernelBuilder(ctx, m.body, "index_division", [ptr_type("i64"), scalar("i64")])
+    out, n = kb.params
+    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+
+    def body(kb, i):
+        x = kb.op("add", kb.op("mul", i, c(8191)), c((1 << 40) + 12345))
+        kb.store(kb.op("div", x, c(divisor)), out, kb.op("mul", i, c(2)))
+        kb.store(kb.op("rem", x, c(divisor)), out, kb.op("add", kb.op("mul", i, c(2)), c(1)))
+    kb.for_(kb.global_index(), n, kb.grid_size(), [], body)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert not re.search(r"\b(?:div|rem)\.s64 ", text) and ", 63;" not in text, text
+    if divisor in (2, 4096, 1 << 40):
+        assert "mul.hi" not in text, text
+    count = 300
+    po = device.dev.mem_alloc(2 * count * 8)
+    device.dev.module_from_buffer(text).get_function("index_division")(
+        po, np.int64(count), block=(128, 1, 1), grid=(2, 1, 1))
+    got = device.dev.from_device(po, (count, 2), np.int64)
+    x = [i * 8191 + (1 << 40) + 12345 for i in range(count)]
+    quotient = [abs(v) // abs(divisor) * (1 if divisor > 0 else -1) for v in x]
+    assert got[:, 0].tolist() == quotient
+    assert got[:, 1].tolist() == [v - q * divisor for v, q in zip(x, quotient)]
 
 
 def test_special_registers(device, ptxas):

@@ -21,7 +21,10 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   i1 compares as unsigned, false < true), `kl.convert` (the tensor dialect's `convert`
   semantics), `kl.shr {arithmetic}`, `kl.exp2 {approx}` (f32 only: the hardware's
   approximation in any math tier, about 2 ulp with subnormal results flushed to zero, for
-  kernels whose results are approximate anyway, such as an online softmax).
+  kernels whose results are approximate anyway, such as an online softmax), `kl.max {approx}`
+  and `kl.min {approx}` (f32 only: the hardware's one-instruction max/min, where a NaN operand
+  gives the other and a zero result's sign is either; for a running maximum that a NaN
+  reaches another way).
 - memory: `kl.load %ptr, %index[, %pred]` -> element; `kl.store %value, %ptr, %index[,
   %pred]`. Indices count elements (i64); the pointer is global or shared. With an i1
   predicate, a lane where it is false touches no memory (its address may be anywhere): its
@@ -73,7 +76,9 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   uses float atomics for results, whose order would make sums vary run to run.
 - control: `kl.for %lo, %hi, %step, %inits... -> results` with one block taking the induction
   variable (i64) and the carried values, ending with `kl.yield` of the next carried values; it
-  runs while `iv < hi` (signed) and `step` must be positive;
+  runs while `iv < hi` (signed) and `step` must be positive; `{unroll = false}` asks ptxas
+  to keep it a loop (`.pragma "nounroll"`: a software pipeline unrolled over a few known trips
+  holds every trip's values at once and can run out of registers);
   `kl.if %cond -> results` with a then and an else region, each ending with `kl.yield`;
   `kl.while %inits... -> results`, a do-while loop: one block taking the carried values and
   ending with `kl.yield %continue, %next...` (an i1, then the next carried values); the block
@@ -404,7 +409,7 @@ def _verify_if(op):
     return None
 
 
-def _verify_exp2(op):
+def _verify_approx(op):
     if op.attributes.get("approx", False) and op.result_types != (scalar("f32"),):
         return "approx is for f32 only"
     return _scalars(op)
@@ -480,19 +485,22 @@ def _rows():
         OpDef("kl.cp_async_wait", attributes={"pending": (int, True)},
               verify=_verify_cp_async_wait),
         OpDef("kl.for", operands=(3, VARIADIC), results=(0, VARIADIC), regions=1,
-              traits=SINGLE_BLOCK, verify=_verify_for),
+              attributes={"unroll": (bool, False)}, traits=SINGLE_BLOCK, verify=_verify_for),
         OpDef("kl.while", operands=(0, VARIADIC), results=(0, VARIADIC), regions=1,
               traits=SINGLE_BLOCK, verify=_verify_while),
         OpDef("kl.if", operands=1, results=(0, VARIADIC), regions=2, traits=SINGLE_BLOCK,
               verify=_verify_if),
         OpDef("kl.yield", operands=(0, VARIADIC), traits=TERMINATOR),
     ]
-    rows += [OpDef(f"kl.{name}", operands=2, results=1, traits=_SAME, verify=_scalars,
-                   attributes={"arithmetic": (bool, False)} if name == "shr" else {})
+    binary_attributes = {"shr": {"arithmetic": (bool, False)}, "max": {"approx": (bool, False)},
+                         "min": {"approx": (bool, False)}}
+    rows += [OpDef(f"kl.{name}", operands=2, results=1, traits=_SAME,
+                   verify=_verify_approx if name in ("max", "min") else _scalars,
+                   attributes=binary_attributes.get(name, {}))
              for name in KL_BINARY]
     rows += [OpDef(f"kl.{name}", operands=1, results=1,
                    traits=PURE if name == "is_finite" else _SAME,
-                   verify=_verify_exp2 if name == "exp2" else _scalars,
+                   verify=_verify_approx if name == "exp2" else _scalars,
                    attributes={"approx": (bool, False)} if name == "exp2" else {})
              for name in KL_UNARY]
     return rows
@@ -686,11 +694,12 @@ class KernelBuilder:
         return self.op("mul", self.convert(self.special(f"nctaid.{axis}"), "i64"),
                        self.convert(self.special(f"ntid.{axis}"), "i64"))
 
-    def for_(self, lo, hi, step, inits, body):
+    def for_(self, lo, hi, step, inits, body, unroll=True):
         """`kl.for`: `body(kb, iv, *carried)` writes the body and returns the next carried
-        values; returns the loop's results."""
+        values; returns the loop's results. `unroll=False`: ptxas keeps the loop."""
         types = [v.type for v in inits]
-        loop = self.emit("kl.for", [lo, hi, step] + list(inits), types)
+        loop = self.emit("kl.for", [lo, hi, step] + list(inits), types,
+                         **({} if unroll else {"unroll": False}))
         block = loop.regions[0].add_block([scalar("i64")] + types)
         saved, self.builder = self.builder, Builder(self.context).at_end(block)
         try:

@@ -346,6 +346,44 @@ def _prebound(text, static):
 _PREBOUND = {}          # (op, dtype, variant) -> its `_prebound` template lines
 
 
+def _signed_magic(d, width):
+    """(multiplier, shift) with trunc(n / d) = (mulhi(n, multiplier) >> shift) + (n < 0) for
+    every signed `width`-bit n, for d >= 2 not a power of two (Hacker's Delight, 10-1); a
+    multiplier of 2^(width-1) or more is used as negative with n added back."""
+    two = 1 << (width - 1)
+    anc = two - 1 - two % d             # the largest n with n % d == d - 1, less one step
+    p = width - 1
+    q1, r1 = divmod(two, anc)
+    q2, r2 = divmod(two, d)
+    while True:
+        p += 1
+        q1, r1 = 2 * q1, 2 * r1
+        if r1 >= anc:
+            q1, r1 = q1 + 1, r1 - anc
+        q2, r2 = 2 * q2, 2 * r2
+        if r2 >= d:
+            q2, r2 = q2 + 1, r2 - d
+        delta = d - r2
+        if not (q1 < delta or (q1 == delta and r1 == 0)):
+            return q2 + 1, p - width
+
+
+def _stays_nonneg(name, dtype, operands, known, consts):
+    """Whether integer op `name` gives a value >= 0 from `operands` (`known`: those known to
+    be >= 0). add and mul count for i64 only (index arithmetic, which never nears 2^63; an
+    i32 or narrower sum could wrap); a division needs a positive constant divisor (x / 0 is -1)."""
+    if name in ("add", "mul"):
+        return dtype == "i64" and operands[0] in known and operands[1] in known
+    if name in ("rem", "shr"):                  # the sign of the dividend; shifted down
+        return operands[0] in known
+    if name == "div":
+        return operands[0] in known and consts.get(operands[1], 0) > 0
+    if name in ("min", "max", "and"):
+        inside = [v in known for v in operands]
+        return all(inside) if name == "min" else any(inside)
+    return False
+
+
 def _int_imm(value):
     v = int(value)
     if -2**31 <= v < 2**31:
@@ -403,6 +441,8 @@ class _Kernel:
         self.nlabels = 0
         self.values = {}            # kl Value -> register
         self.consts = {}            # kl Value -> Python number (constants)
+        self.nonneg = set()         # integer kl Values known >= 0 (index arithmetic), whose
+                                    # division by a constant needs no sign correction
         self.shared = []            # .shared declarations of the kernel
         self.extern = []            # its dynamic shared array, declared at module scope
 
@@ -528,6 +568,7 @@ class _Kernel:
 
     # ---- structure --------------------------------------------------------------------------
     def _op_special(self, op):
+        self.nonneg.add(op.results[0])          # thread and block registers are below 2^31
         self.define(op.results[0], self.op("mov.u32", "%" + op.attributes["register"]))
 
     def _op_constant(self, op):
@@ -548,6 +589,8 @@ class _Kernel:
                 if dtype == "f32" else _math.D(float(array))
             return self.define(value, self.op(f"mov.{dtype}", imm))
         self.consts[value] = int(array)
+        if int(array) >= 0:
+            self.nonneg.add(value)
         width = 64 if dtype == "i64" else 32
         return self.define(value, self.op(f"mov.b{width}", _int_imm(int(array)), cls=cls))
 
@@ -800,10 +843,14 @@ class _Kernel:
         lo, hi, step, *inits = op.operands
         body = op.regions[0].entry
         iv, *carried = body.arguments
+        if lo in self.nonneg and step in self.nonneg:       # it only grows from lo
+            self.nonneg.add(iv)
         self.define(iv, self._mov(self.reg(lo)))
         regs = [self.define(a, self._mov(self.reg(v))) for a, v in zip(carried, inits)]
         top, end = self.label(), self.label()
         self.place(top)
+        if not op.attributes.get("unroll", True):
+            self.emit('.pragma "nounroll"')
         self.emit(f"@{self.op('setp.ge.s64', self.reg(iv), self.reg(hi))} bra {end}")
         self.block(body)
         self._copy(list(zip(regs, [self.reg(v) for v in body.last_op.operands])))
@@ -860,6 +907,8 @@ class _Kernel:
             return self.define(op.results[0], self.op("or.pred", x, y))
         cls, t, _, _, _ = STORAGE[dtype]
         typ = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}[cls]
+        if op.operands[1] in self.nonneg and op.operands[2] in self.nonneg:
+            self.nonneg.add(op.results[0])
         self.define(op.results[0], self.op(f"selp.{typ}", a, b, c))
 
     def _op_is_finite(self, op):
@@ -898,6 +947,10 @@ class _Kernel:
             d = self._bool(name, args)
         elif dtype in BITS:
             d = self._int(name, dtype, args, op.operands)
+            if _stays_nonneg(name, dtype, op.operands, self.nonneg, self.consts):
+                self.nonneg.add(op.results[0])
+        elif name in ("max", "min") and op.attributes.get("approx", False):
+            d = self.op(f"{name}.f32", *args)
         elif name == "exp2" and op.attributes.get("approx", False):
             d = self._f32_fast(name, args[0])
         else:
@@ -917,6 +970,9 @@ class _Kernel:
             self._unsupported(name if name != "shra" else "shr", dtype, "a float-only op")
         constant_divisor = name in ("div", "rem") and operands[1] in self.consts and \
             self.consts[operands[1]] not in (0, -1)
+        if constant_divisor and dtype in ("i32", "i64"):
+            return self._by_constant(name, dtype, args[0], self.consts[operands[1]],
+                                     operands[0] in self.nonneg)
         key = (name, dtype, constant_divisor)
         lines = _PREBOUND.get(key)
         if lines is None:
@@ -940,6 +996,40 @@ class _Kernel:
         if dtype in SMALL and name not in CLOSED:
             self.template(SMALL[dtype], cls, d=d)
         return d
+
+    def _by_constant(self, name, dtype, a, c, nonneg):
+        """Truncating a / c or a % c for a literal c (not 0 or -1) by shifts or a multiply-high;
+        `nonneg`: a is known >= 0 (no sign correction). ptxas strength-reduces neither: it
+        calls a division routine of about a hundred instructions (64-bit) or inlines a
+        reciprocal sequence (32-bit), even for a literal."""
+        w = 64 if dtype == "i64" else 32
+        t = f"s{w}"
+        size = abs(c)
+        if size == 1:
+            q = a if c == 1 else self.op(f"neg.{t}", a)
+        elif size & (size - 1) == 0 and nonneg:
+            if name == "rem":
+                return self.op(f"and.b{w}", a, _int_imm(size - 1))
+            q = self.op(f"shr.u{w}", a, size.bit_length() - 1)
+        elif size & (size - 1) == 0:                   # 2^k: bias negative a by 2^k - 1
+            k = size.bit_length() - 1
+            bias = self.op(f"shr.u{w}", self.op(f"shr.s{w}", a, w - 1), w - k)
+            biased = self.op(f"add.{t}", a, bias)
+            if name == "rem":
+                return self.op(f"sub.{t}", a, self.op(f"and.b{w}", biased, _int_imm(-size)))
+            q = self.op(f"shr.{t}", biased, k)
+        else:
+            m, shift = _signed_magic(size, w)
+            q = self.op(f"mul.hi.{t}", a, _int_imm(m - (1 << w) if m >> (w - 1) else m))
+            if m >> (w - 1):                           # the multiplier wrapped to negative
+                q = self.op(f"add.{t}", q, a)
+            if shift:
+                q = self.op(f"shr.{t}", q, shift)
+            if not nonneg:
+                q = self.op(f"add.{t}", q, self.op(f"shr.u{w}", a, w - 1))   # +1 if a < 0
+        if name == "div":
+            return q if c > 0 or size == 1 else self.op(f"neg.{t}", q)
+        return self.op(f"sub.{t}", a, self.op(f"mul.lo.{t}", q, _int_imm(size)))
 
     # ---- floats -----------------------------------------------------------------------------
     def widen32(self, x, dtype):
@@ -1030,6 +1120,9 @@ class _Kernel:
     # ---- convert ----------------------------------------------------------------------------
     def _op_convert(self, op):
         src, dst = self._dtype(op.operands[0]), self._dtype(op.results[0])
+        if src in BITS and dst in BITS and op.operands[0] in self.nonneg and \
+                BITS[dst] >= BITS[src]:
+            self.nonneg.add(op.results[0])
         self.define(op.results[0], self.convert(self.reg(op.operands[0]), src, dst))
 
     def convert(self, x, src, dst):
