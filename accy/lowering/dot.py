@@ -88,9 +88,10 @@ import math
 from dataclasses import dataclass, replace
 
 from accy.lowering.elementwise import Lowering, identity_index, start_kernel
-from accy.lowering.kl import KernelBuilder, ptr_type, scalar
+from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, SMS, Launch
 from accy.passes.shape_layout import row_major_strides
+from accy._core.types import numpy_dtype
 from accy.tensor.dialect import accumulation_type
 
 FLOATS = ("f64", "f32", "f16", "bf16")
@@ -313,6 +314,20 @@ def swizzle_value(kb, row, chunks):
                  kb.constant(min(chunks, 8), "i64"))
 
 
+def _itemsize(value):
+    dtype = value.type.dtype
+    return 1 if dtype == "i1" else numpy_dtype(dtype).itemsize
+
+
+def _epilogue_vector(item, n):
+    """Result elements of one row the epilogue writes per step: 16 bytes of the widest output
+    that moves as vectors, when the result's rows (`n` elements) hold whole runs (so every run
+    is aligned, and inside the result or outside it whole); else 1."""
+    sizes = [_itemsize(v) for v in item.outputs if _itemsize(v) in VECTOR_WIDTHS]
+    run = 16 // max(sizes) if sizes else 1
+    return run if run > 1 and n % run == 0 else 1
+
+
 def _band_bytes(tiles, passes):
     """Bytes of one band of staged f32 results when the epilogue takes `passes` bands."""
     return tiles.bm // passes * (tiles.bn + PAD) * 4
@@ -386,6 +401,7 @@ class _MmaKernel:
         tile_count = plan.grid[0] * plan.grid[2]
         self.partials_at = -(-4 * tile_count // 16) * 16
         self.workspace_bytes = self.partials_at + tile_count * plan.splits * t.bm * t.bn * 4
+        self.vector = _epilogue_vector(item, plan.rhs.free)
 
     def c(self, v):
         return self.kb.constant(v, "i64")
@@ -478,7 +494,9 @@ class _MmaKernel:
 
     def _issue(self, tiles, k0, stage):
         """Start copying the K tile at `k0` (an i64 value) into the stage at element offset
-        `stage`; chunks past M, N or K are zero-filled (reading nothing)."""
+        `stage`; chunks past M, N or K are zero-filled, reading nothing (a copy of source size
+        0 does not touch its address, as CUTLASS's zero-fill copies rely on, so the address
+        needs no clamping: fewer instructions and registers in the loop)."""
         kb, c = self.kb, self.c
         full, none = kb.constant(16, "i32"), kb.constant(0, "i32")
         for tile in tiles:
@@ -488,8 +506,7 @@ class _MmaKernel:
                 ok = kb.op("and", inside, kb.cmp("LT", kb.op("add", k0, c(k_down)) if k_down
                                                  else k0, tile.k_left))
                 kb.cp_async(self.smem, kb.op("add", stage, dst), ptr,
-                            kb.op("select", ok, kb.op("add", src, k_offset), c(0)),
-                            16, kb.op("select", ok, full, none))
+                            kb.op("add", src, k_offset), 16, kb.op("select", ok, full, none))
 
     def _main_loop(self, tiles):
         """The K loop: `stages - 1` tiles in flight ahead of the one multiplied, the next 16-deep
@@ -527,7 +544,8 @@ class _MmaKernel:
                 regs = upcoming
             return [after] + regs + acc
         out = kb.for_(self.k_first, kb.op("add", self.k_first, c(steps * BK)), c(BK),
-                      [c(0)] + first + [kb.constant(0.0, "f32")] * (4 * fragments), step)
+                      [c(0)] + first + [kb.constant(0.0, "f32")] * (4 * fragments), step,
+                      unroll=False)
         kb.cp_async_wait(0)     # the zero-filled copies past K land before the epilogue ...
         kb.barrier()            # ... reuses the memory, and every warp is done reading
         return out[1 + nregs:]
@@ -597,11 +615,20 @@ class _MmaKernel:
     # ---- epilogue -------------------------------------------------------------------------------
     def _epilogue(self, acc):
         """Stage the accumulators in shared memory (as f32, `passes` bands of warp rows one
-        after the other), then compute and store every output of the tile element by
-        element, consecutive threads on consecutive columns."""
+        after the other), then compute and store every output of the tile `vector` elements
+        (one row's consecutive columns) a thread, consecutive threads on consecutive runs."""
         kb, c, t = self.kb, self.c, self.t
         staged = kb.view(self.smem, c(0), "f32")
         pitch = t.bn + PAD
+        v = self.vector
+
+        def sums(r, col):       # the run's staged sums: 16-byte loads (pitch and col keep
+            row = kb.op("mul", r, c(pitch))                         # them aligned)
+            flip = kb.op("and", kb.op("shr", col, c(3)), c(4))     # `_stage`'s swizzle
+            if v == 1:
+                return [kb.load(staged, kb.op("add", row, kb.op("xor", col, flip)))]
+            return [x for j in range(0, v, 4) for x in kb.vload(staged, kb.op("add", row, kb.op(
+                "xor", kb.op("add", col, c(j)) if j else col, flip)), min(v, 4))]
         rows = t.bm // self.passes
         warps = t.warps_m // self.passes            # warp rows per band
         for p in range(self.passes):
@@ -613,24 +640,32 @@ class _MmaKernel:
                 band = kb.cmp("EQ", kb.op("div", self.warp_m, c(warps)), c(p))
                 kb.if_(band, lambda kb: self._stage(staged, acc, pitch, p * warps))
             kb.barrier()
-            kb.for_(self.tid, c(rows * t.bn), c(t.threads), [],
-                    lambda kb, i: self._element(
-                        lambda r, col: kb.load(staged, kb.op("add", kb.op("mul", r, c(pitch)),
-                                                             col)), p * rows, i))
+            kb.for_(self.tid, c(rows * t.bn // v), c(t.threads), [],
+                    lambda kb, i: self._element(sums, p * rows, i))
 
-    def _stage(self, staged, acc, pitch, first_warp):
+    def _stage(self, staged, acc, pitch, first_warp, swizzle=True):
         """Write this warp's accumulators at their rows of the band starting at warp row
-        `first_warp`: fragment register pairs (row g, columns 2t, 2t + 1) and (row g + 8)."""
+        `first_warp`: fragment register pairs (row g, columns 2t, 2t + 1) and (row g + 8).
+        `swizzle` (shared memory): column c lies at c ^ ((c >> 3) & 4), its 16-byte chunk
+        swapped with its neighbour in every other group of 8 chunks, so the 8 lanes of a
+        phase reading every other chunk of a row (8 floats a lane) hit all 32 banks."""
         kb, c, t = self.kb, self.c, self.t
         g, q = kb.op("div", self.lane, c(4)), kb.op("rem", self.lane, c(4))
         row = kb.op("add", kb.op("mul", kb.op("sub", self.warp_m, c(first_warp)), c(t.wm)), g)
-        col = kb.op("add", kb.op("mul", self.warp_n, c(t.wn)), kb.op("mul", q, c(2)))
-        lane = kb.op("add", kb.op("mul", row, c(pitch)), col)
+        first = kb.op("mul", self.warp_n, c(t.wn))          # a multiple of 8
+        pair = kb.op("mul", q, c(2))                        # below 8: never carries past bit 2
+        rows = kb.op("mul", row, c(pitch))
         nt = t.wn // 8
+        lanes = []
+        for j in range(nt):     # the swizzle of column first + 8j + pair, by first + 8j alone
+            base = kb.op("add", first, c(8 * j))
+            flip = kb.op("and", kb.op("shr", base, c(3)), c(4)) if swizzle else None
+            lanes.append(kb.op("add", rows, kb.op("add", base, kb.op("xor", pair, flip)
+                                                  if swizzle else pair)))
         for i in range(t.wm // 16):
             for j in range(nt):
                 at = 4 * (i * nt + j)
-                top = kb.op("add", lane, c(16 * i * pitch + 8 * j))
+                top = kb.op("add", lanes[j], c(16 * i * pitch))
                 kb.vstore(acc[at:at + 2], staged, top)
                 kb.vstore(acc[at + 2:at + 4], staged, kb.op("add", top, c(8 * pitch)))
 
@@ -646,7 +681,7 @@ class _MmaKernel:
         partials = kb.view(workspace, kb.op("add", c(self.partials_at), kb.op(
             "mul", tile, c(plan.splits * size * 4))), "f32")
         mine = kb.view(partials, kb.op("mul", self.slice, c(size * 4)), "f32")
-        self._stage(mine, acc, t.bn, 0)
+        self._stage(mine, acc, t.bn, 0, swizzle=False)
         kb.barrier()                    # every thread's part of the partial is written
         ticket = kb.view(self.smem, c(0), "i32")    # the pipeline's memory is free now
         zero = c(0)
@@ -660,43 +695,64 @@ class _MmaKernel:
         kb.barrier()
         last = kb.cmp("EQ", kb.load(ticket, zero), kb.constant(plan.splits - 1, "i32"))
 
-        def total(r, col):
+        v = self.vector
+
+        def total(r, col):              # the run's sums over the slices, in slice order
             at = kb.op("add", kb.op("mul", r, c(t.bn)), col)
-            (out,) = kb.for_(zero, c(plan.splits * size), c(size), [kb.constant(0.0, "f32")],
-                             lambda kb, s, acc: [kb.op("add", acc, kb.load(
-                                 partials, kb.op("add", s, at)))])
-            return out
+
+            def add(kb, s, *acc):
+                here = kb.op("add", s, at)
+                parts = [kb.load(partials, here)] if v == 1 else [
+                    x for j in range(0, v, 4)
+                    for x in kb.vload(partials, kb.op("add", here, c(j)) if j else here,
+                                      min(v, 4))]
+                return [kb.op("add", a, x) for a, x in zip(acc, parts)]
+            return kb.for_(zero, c(plan.splits * size), c(size),
+                           [kb.constant(0.0, "f32")] * v, add)
 
         def combine(kb):                # the last block: every partial, in slice order
             kb.fence()
-            kb.for_(self.tid, c(size), c(t.threads), [],
+            kb.for_(self.tid, c(size // v), c(t.threads), [],
                     lambda kb, i: self._element(total, 0, i))
         kb.if_(last, combine)
 
-    def _element(self, value, first_row, i):
-        """The outputs at element `i` of the tile's rows from `first_row` on, when inside the
-        result; value(row, column) gives the f32 sum of the dot there."""
+    def _element(self, sums, first_row, i):
+        """The outputs at run `i` (`vector` consecutive elements of a row) of the tile's rows
+        from `first_row` on, when inside the result (N is a multiple of the run, so a run is
+        inside or outside whole); sums(row, column) gives the run's f32 sums of the dot."""
         kb, c, t, plan = self.kb, self.c, self.t, self.plan
-        r, col = kb.op("div", i, c(t.bn)), kb.op("rem", i, c(t.bn))
+        at = kb.op("mul", i, c(self.vector)) if self.vector > 1 else i
+        r, col = kb.op("div", at, c(t.bn)), kb.op("rem", at, c(t.bn))
         m = kb.op("add", self.tile_m, kb.op("add", r, c(first_row)))
         n = kb.op("add", self.tile_n, col)
         inside = kb.op("and", kb.cmp("LT", m, c(plan.lhs.free)),
                        kb.cmp("LT", n, c(plan.rhs.free)))
-        kb.if_(inside, lambda kb: self._outputs(value(r, col), m, n))
+        kb.if_(inside, lambda kb: self._outputs(sums(r, col), m, n))
 
-    def _outputs(self, value, m, n):
-        """Every output of the item at result element (batch, m, n), the dot being `value`."""
+    def _outputs(self, sums, m, n):
+        """Every output of the item at the result elements (batch, m, n + j), the dot being
+        sums[j] there: a vector store per output whose dtype has one of that width."""
         kb, c, plan, item = self.kb, self.c, self.plan, self.item
-        lowering = Lowering(kb, self.layout, self.pointers, item)
-        lowering.root = self.batch_root + lowering.unravel(m, plan.m_shape) + \
-            lowering.unravel(n, plan.n_shape)
         dot = item.hero
-        lowering.remember(dot.results[0], _rounded(kb, dot, value))
+        at = identity_index(len(dot.result_types[0].shape))
+        row_index = None
+        values = {v: [] for v in item.outputs}
+        for j, total in enumerate(sums):
+            lowering = Lowering(kb, self.layout, self.pointers, item)
+            row_index = row_index or lowering.unravel(m, plan.m_shape)
+            lowering.root = self.batch_root + row_index + lowering.unravel(
+                kb.op("add", n, c(j)) if j else n, plan.n_shape)
+            lowering.remember(dot.results[0], _rounded(kb, dot, total))
+            for v in item.outputs:
+                values[v].append(lowering.value(v, at, False))
         rows = kb.op("add", kb.op("mul", self.batch, c(plan.lhs.free)), m)
         linear = kb.op("add", kb.op("mul", rows, c(plan.rhs.free)), n)
-        at = identity_index(len(dot.result_types[0].shape))
-        for v in item.outputs:
-            kb.store(lowering.value(v, at, False), self.pointers[v], linear)
+        for v, xs in values.items():
+            if len(xs) > 1 and len(xs) in VECTOR_WIDTHS.get(_itemsize(v), ()):
+                kb.vstore(xs, self.pointers[v], linear)
+                continue
+            for j, x in enumerate(xs):
+                kb.store(x, self.pointers[v], kb.op("add", linear, c(j)) if j else linear)
 
 
 class _Tf32Kernel(_MmaKernel):
