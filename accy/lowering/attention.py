@@ -22,7 +22,10 @@ the sequence zero-filled), tile t + 1 in flight while the warps work on tile t:
 - the online softmax in f32: each thread owns two rows of its warp's 16 (mma fragment rows g
   and g + 8, g = lane / 4), the tile's row maximum is combined over the 4 lanes of a quad
   with shuffles, the running output and sum are rescaled by exp(old max - new max) and
-  p = exp(s - max) (as `exp2` of an fma, `approx`: the hardware's ex2);
+  p = exp(s - max) (as `exp2` of an fma, `approx`: the hardware's ex2). A composite's
+  positive scale with no additive mask goes into that fma: the max is taken on the unscaled
+  dots, which orders them as the scaled ones, saving a multiply per score. Maxima use the
+  hardware's max (`kl.max {approx}`), over a row's scores as a tree;
 - P, converted to the value dtype, is already laid out as mma A fragments (the accumulator
   layout of two 8-key tiles is the A layout of one 16-key step) for O += P·V, V read with
   `ldmatrix.trans`.
@@ -177,11 +180,21 @@ class _CompositeScores:
             self.mask = (mask, _at(5, [None if n == 1 else d
                                        for d, n in enumerate(mask.type.shape)]))
 
-    def score(self, lw, s, masked):
+    def folded_scale(self):
+        """The scale when the online softmax may apply it inside its exp instead: a positive
+        scale, no additive mask, f32 scores (max(s * scale) is max(s) * scale, so the max
+        is taken on the unscaled dots), else 1.0."""
+        return self.scale if self.mask is None and self.dtype == "f32" and self.scale > 0 \
+            else 1.0
+
+    def score(self, lw, s, masked, folded=False):
         """The score at the root's (query, key) from the dot `s`; `masked`: apply the causal
-        select (tiles that need none skip it)."""
+        select (tiles that need none skip it); `folded`: leave out a `folded_scale` other
+        than 1 (the caller applies it)."""
         kb, ct = lw.kb, self.dtype
-        s = kb.op("mul", kb.convert(s, ct), kb.constant(self.scale, ct))
+        s = kb.convert(s, ct)
+        if not folded or self.folded_scale() == 1.0:
+            s = kb.op("mul", s, kb.constant(self.scale, ct))
         if self.mask is not None:
             s = kb.op("add", s, kb.convert(lw.value(*self.mask, False), ct))
         if self.causal and masked:
@@ -221,7 +234,10 @@ class _PatternScores:
     def causal(self):
         return self.keep is not None
 
-    def score(self, lw, s, masked):
+    def folded_scale(self):
+        return 1.0                      # the chain is the item's own ops, computed as is
+
+    def score(self, lw, s, masked, folded=False):
         kb = lw.kb
         lw.remember(self.dot.results[0], _dot_value(kb, self.dot, s))
         if self.keep is not None and not masked:
@@ -592,7 +608,7 @@ class _FlashKernel:
         if inside is not None:      # a key past the sequence: its inputs' reads stay inside
             key = kb.op("min", key, self.c(spec.sk - 1))
         z = self._at({spec.i: row, spec.j: key},
-                     lambda: kb.convert(spec.scores.score(lw, s, masked), "f32"))
+                     lambda: kb.convert(spec.scores.score(lw, s, masked, True), "f32"))
         if inside is None:
             return z
         return kb.op("select", inside, z, kb.constant(-np.inf, "f32"))
@@ -619,31 +635,31 @@ class _FlashKernel:
         return value
 
     def _max(self, a, b):
-        """The larger of `a` and `b` in a compare and a select (kl.max's NaN and signed-zero
-        rules take twice that; a NaN score still reaches the sum through its own exp)."""
-        return self.kb.op("select", self.kb.cmp("GT", b, a), b, a)
+        """The larger of `a` and `b` by the hardware's max (kl.max's NaN and signed-zero rules
+        take four instructions; a NaN score still reaches the sum through its own exp)."""
+        return self.kb.op("max", a, b, approx=True)
 
     def _online_softmax(self, z, m, total, o):
         """The new running max and sum per row, the output rescaled, and p = exp(z - max)."""
         kb = self.kb
-        log2e = kb.constant(LOG2E, "f32")
+        scale = LOG2E * self.spec.scores.folded_scale()     # exp(x) = 2^(x log2 e)
+        factor = kb.constant(scale, "f32")
         p = [[None] * 4 for _ in z]
         alpha = []
         for h in (0, 1):                # fragment elements 2h, 2h + 1 are row h's
-            top = None
-            for frag in z:
-                for e in (2 * h, 2 * h + 1):
-                    top = frag[e] if top is None else self._max(top, frag[e])
+            top = _tree(self._max, [frag[e] for frag in z for e in (2 * h, 2 * h + 1)])
             new = self._max(m[h], self._quad(self._max, top))
             # a row whose scores are all -inf so far: subtract 0 (exp(-inf - -inf) is NaN)
             used = kb.op("select", kb.cmp("EQ", new, kb.constant(-np.inf, "f32")),
                          kb.constant(0.0, "f32"), new)
-            shift = kb.op("mul", used, kb.constant(-LOG2E, "f32"))
-            alpha.append(_exp2(kb, kb.op("fma", m[h], log2e, shift)))
-            row = kb.constant(0.0, "f32")
+            shift = kb.op("mul", used, kb.constant(-scale, "f32"))
+            alpha.append(_exp2(kb, kb.op("fma", m[h], factor, shift)))
             for n, frag in enumerate(z):
                 for e in (2 * h, 2 * h + 1):
-                    p[n][e] = _exp2(kb, kb.op("fma", frag[e], log2e, shift))
+                    p[n][e] = _exp2(kb, kb.op("fma", frag[e], factor, shift))
+            row = kb.constant(0.0, "f32")   # a chain: off the path to P·V, and a tree would
+            for n in range(len(z)):         # hold more registers than the masked kernels have
+                for e in (2 * h, 2 * h + 1):
                     row = kb.op("add", row, p[n][e])
             m[h] = new
             total[h] = kb.op("fma", total[h], alpha[h], row)
@@ -696,6 +712,15 @@ class _FlashKernel:
                                       outputs))
             for v, lo, hi in zip(self.item.outputs, *pairs):
                 kb.vstore([lo, hi], self.pointers[v], kb.op("add", line, col))
+
+
+def _tree(combine, values):
+    """`combine` over `values` as a balanced tree: a chain as deep as log2 of their count,
+    whose steps the hardware overlaps, rather than one step after another."""
+    while len(values) > 1:
+        values = [combine(values[i], values[i + 1]) if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
 
 
 def _exp2(kb, x):
