@@ -140,6 +140,45 @@ def test_shape_op_chains_collapse_exactly(build, left):
     assert after.shape == before.shape and after.tobytes() == before.tobytes()
 
 
+def _dot(e, a, b, out_shape, **dims):
+    return e.op("tensor.dot_general", a, b, result_type=TensorType("f32", out_shape), **dims)
+
+
+@pytest.mark.parametrize("build,out_shape,folded,dims", [
+    # a @ b.T: b (5, 4) read as 4 x 5 -> contract b's dim 1, no transpose left
+    (lambda e, a, b: _dot(e, a, e.op("tensor.transpose", b, permutation=(1, 0)), (3, 5),
+                          lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(0,)),
+     (3, 5), True, {"rhs_contracting_dimensions": (1,)}),
+    # a.T @ b.T, batched: both folded, batch dims renumbered
+    (lambda e, a, b: _dot(e, e.op("tensor.transpose", a, permutation=(0, 2, 1)),
+                          e.op("tensor.transpose", b, permutation=(0, 2, 1)), (2, 3, 5),
+                          lhs_batching_dimensions=(0,), rhs_batching_dimensions=(0,),
+                          lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(1,)),
+     (2, 3, 5), True, {"lhs_contracting_dimensions": (1,), "rhs_contracting_dimensions": (2,)}),
+    # a transpose that swaps two free dims would transpose the result: kept
+    (lambda e, a, b: _dot(e, e.op("tensor.transpose", a, permutation=(1, 0, 2)), b, (6, 2, 5),
+                          lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(0,)),
+     (6, 2, 5), False, {}),
+])
+def test_a_transposed_dot_operand_is_read_through_the_dimension_numbers(build, out_shape,
+                                                                        folded, dims):
+    """dot_general(transpose(x)) reads x through its dimension numbers when the transpose
+    keeps the order of the operand's free dims; the result is the same bit for bit."""
+    rng = np.random.default_rng()
+    shapes = {(3, 5): ((3, 4), (5, 4)), (2, 3, 5): ((2, 4, 3), (2, 5, 4)),
+              (6, 2, 5): ((2, 6, 4), (4, 5))}[out_shape]
+    m = module_of([TensorType("f32", s) for s in shapes], lambda e, a, b: [build(e, a, b)])
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    (before,) = accy.reference.run(m, *args)
+    _canonicalize(m)
+    assert ("tensor.transpose" not in _names(m)) == folded
+    (dot,) = [op for op in m.walk() if op.name == "tensor.dot_general"]
+    for name, value in dims.items():
+        assert tuple(dot.attributes[name]) == value
+    (after,) = accy.reference.run(m, *args)
+    assert after.shape == out_shape and after.tobytes() == before.tobytes()
+
+
 def test_a_reshape_that_moves_data_is_not_merged_into_a_broadcast():
     t = TensorType("f32", (2, 3))
     m = module_of([t], lambda e, x: [e.broadcast(e.reshape(x, (3, 2)), (4, 3, 2))])

@@ -1,14 +1,22 @@
 """Canonicalization patterns of the tensor dialect: chains of shape ops collapse into one, so
 later stages see one index map per access (the frontend's keepdims reshapes disappear into the
-broadcasts that follow them). Each pattern is exact: it only renames which input element an
-output element reads."""
+broadcasts that follow them), and a dot reads a transposed operand through its dimension
+numbers. Each pattern is exact: it only renames which input element an output element
+reads."""
 from accy._core.context import Operation
 from accy.passes.rewrite import Pattern
+
+_DOT_SIDES = (("lhs_batching_dimensions", "lhs_contracting_dimensions"),
+              ("rhs_batching_dimensions", "rhs_contracting_dimensions"))
 
 
 def _producer(op, name):
     """The op named `name` defining `op`'s first operand, or None."""
-    inner = op.operands[0].owner
+    return _producer_of(op.operands[0], name)
+
+
+def _producer_of(value, name):
+    inner = value.owner
     return inner if isinstance(inner, Operation) and inner.name == name else None
 
 
@@ -54,8 +62,35 @@ def _broadcast_of_shape_op(op, rewriter):
     return True
 
 
+def _dot_of_transpose(op, rewriter):
+    """A transposed dot operand read through the dot's dimension numbers instead (XLA's
+    transpose folding), where the transpose keeps the order of that operand's free dims, which
+    is the result's dim order: `a @ b.T` then reads b as it lies in memory, so a K-major
+    operand reaches the tensor-core path rather than a strided read."""
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    operands = list(op.operands)
+    changed = False
+    for side, keys in enumerate(_DOT_SIDES):
+        inner = _producer_of(operands[side], "tensor.transpose")
+        if inner is None:
+            continue
+        perm = inner.attributes["permutation"]
+        batch, contract = (tuple(attrs.get(key, ())) for key in keys)
+        free = [perm[d] for d in range(len(perm)) if d not in batch + contract]
+        if free != sorted(free):
+            continue
+        attrs[keys[0]], attrs[keys[1]] = (tuple(perm[d] for d in dims)
+                                          for dims in (batch, contract))
+        operands[side] = inner.operands[0]
+        changed = True
+    if changed:
+        rewriter.replace_op_with(op, "tensor.dot_general", operands, attributes=attrs)
+    return changed
+
+
 PATTERNS = {
     "reshape": (Pattern(_reshape_of_reshape, "tensor.reshape"),),
     "transpose": (Pattern(_transpose_of_transpose, "tensor.transpose"),),
     "broadcast_in_dim": (Pattern(_broadcast_of_shape_op, "tensor.broadcast_in_dim"),),
+    "dot_general": (Pattern(_dot_of_transpose, "tensor.dot_general"),),
 }
