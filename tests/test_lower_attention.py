@@ -129,6 +129,31 @@ def test_flash_matches_numpy(form, mask, b, h, sq, sk, d, dtype, rng):
                  mask=args[3] if mask == "additive" else None)
 
 
+@pytest.mark.parametrize("d,causal", [(64, False), (128, True)])
+def test_flash_memory_traffic(d, causal, rng):
+    """The flash kernel's ldmatrix and cp.async are free of shared-memory bank conflicts (the
+    padded rows) and its K/V/Q copies take the fewest 32-byte sectors. Known excess: the
+    result goes out as pairs of 16-bit values, 16 bytes of each row per instruction, so each
+    32-byte sector is written by two instructions (asserted as such, so a change shows)."""
+    from accy.runtime.emulator.driver import Emulator
+    q, k, v = (draw(rng, (1, 1, 128, d), "bf16") for _ in range(3))
+    exe = accy.compile(lambda q, k, v: ops.attention(q, k, v, causal=causal), q, k, v)
+    device = Emulator(counters=True)
+    got = exe.run(q, k, v, device=device)
+    assert_close(one(got), q, k, v, 1 / math.sqrt(d), "bf16", causal=causal)
+    ((_, stats),) = device.launches
+    seen = set()
+    for (space, text), t in stats.memory.by_instruction.items():
+        op = text.split()[0]
+        seen.add(op)
+        if (space, op) == ("global", "st.global.v2.b16"):
+            assert t.actual == 2 * t.ideal, (text, t)
+        else:
+            assert t.actual == t.ideal, (space, text, t)
+    assert {"cp.async.cg.shared.global", "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v2.b16"} <= seen
+
+
 def test_a_pattern_written_with_ops_takes_the_flash_path(rng):
     """Scores from an f16 matmul, softmax in f32 behind a causal `where` on aranges, the
     probabilities back to f16 for the second matmul: recognized as causal and run flash."""

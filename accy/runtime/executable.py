@@ -119,9 +119,13 @@ class Executable:
 
     def run(self, *arrays, device=None):
         """The function's results for `arrays` on `device` (default: a GPU when there is one,
-        else the emulator)."""
+        else the emulator), or on a device object such as `Emulator(counters=True)`, whose
+        `launches` then tell each kernel's memory transactions."""
         arrays = self._check(arrays)
         device = device or best_device()
+        if not isinstance(device, str):
+            results = _Run(self, device).run(arrays)
+            return self.rebuild(list(results)) if self.rebuild else tuple(results)
         if device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
         if device == "reference":

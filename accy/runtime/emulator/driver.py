@@ -1,7 +1,7 @@
 """A driver-like surface over the emulator, shaped like PyCUDA's, so that an executable can
 treat the emulator and a real GPU as two devices behind one interface:
 
-    dev = Emulator()
+    dev = Emulator()                          # Emulator(counters=True): memory transactions
     a = dev.to_device(x)                      # or mem_alloc + memcpy_htod
     fn = dev.module_from_buffer(ptx).get_function("vadd")
     fn(a, b, c, np.int32(n), block=(256, 1, 1), grid=(64, 1, 1))
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy.runtime.emulator import tensorcore  # noqa: F401  (registers mma, ldmatrix, cp.async)
+from accy.runtime.emulator.counters import MemoryCounters
 from accy.runtime.emulator.instructions import HANDLERS
 from accy.runtime.emulator.machine import KernelFault, Machine, TIME_LIMIT
 from accy.runtime.emulator.memory import GlobalMemory
@@ -27,13 +28,18 @@ class DevicePointer(int):
 class LaunchStats:
     steps: int                  # instructions issued (lockstep steps)
     thread_instructions: int    # instructions times the threads that were at them
+    memory: MemoryCounters = None   # per instruction, when the device counts transactions
 
 
 class Emulator:
-    """A CPU device: global memory plus modules loaded from PTX text."""
+    """A CPU device: global memory plus modules loaded from PTX text. With `counters`, each
+    launch counts its memory transactions (accy.runtime.emulator.counters): its LaunchStats,
+    also kept in `launches` as (kernel name, stats), in launch order."""
 
-    def __init__(self):
+    def __init__(self, counters=False):
         self.memory = GlobalMemory()
+        self.counters = counters
+        self.launches = []
 
     def mem_alloc(self, nbytes):
         return DevicePointer(self.memory.alloc(nbytes))
@@ -130,8 +136,14 @@ class EmulatedFunction:
         if machine.shared.nbytes > MAX_SHARED:
             raise KernelFault(f"kernel {self.kernel.name} needs {machine.shared.nbytes} bytes of "
                               f"shared memory; a block may have {MAX_SHARED}")
+        device = self.module.device
+        if device.counters:
+            machine.counters = MemoryCounters()
         machine.run(time_limit)
-        return LaunchStats(machine.steps, machine.thread_instructions)
+        stats = LaunchStats(machine.steps, machine.thread_instructions, machine.counters)
+        if device.counters:
+            device.launches.append((self.kernel.name, stats))
+        return stats
 
 
 GRID_LIMITS = (2**31 - 1, 65535, 65535)     # CUDA's launch limits (as on sm_80..sm_90)

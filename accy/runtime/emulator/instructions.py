@@ -603,6 +603,7 @@ def _ld(ins, m):
         base = m.address(a, r)
         if len(targets) > 1:
             _aligned_vector(base, len(targets) * w)
+        m.count(ins, space, base, len(targets) * w, r)
         for i, tgt in enumerate(targets):
             m.write(tgt, m.load(space, base + np.uint64(i * w), t, r), t, r)
     return run
@@ -620,6 +621,7 @@ def _st(ins, m):
         base = m.address(a, r)
         if len(sources) > 1:
             _aligned_vector(base, len(sources) * w)
+        m.count(ins, space, base, len(sources) * w, r)
         for i, src in enumerate(sources):
             m.store(space, base + np.uint64(i * w), m.read(src, t, r), t, r)
     return run

@@ -86,6 +86,7 @@ class Machine:
         self.clock = 0
         self.steps = 0
         self.thread_instructions = 0
+        self.counters = None            # a counters.MemoryCounters while counting
 
     # ---- setup ---------------------------------------------------------------------------
     def _param_block(self, values):
@@ -248,6 +249,24 @@ class Machine:
             memory, owner, kw = self.local_memory, self.threads(idx), {}
         return memory.load(owner, offsets, dtype, **kw) if values is None else \
             memory.store(owner, offsets, values, dtype, **kw)
+
+    def count(self, ins, space, addresses, width, idx):
+        """Record one execution of memory instruction `ins` (each thread of `idx` moving
+        `width` bytes from `addresses` of `space`) when the launch counts transactions."""
+        if self.counters is None or space not in ("shared", "global", "generic"):
+            return
+        threads = self.threads(idx)
+        addresses = np.asarray(addresses, np.uint64)
+        spaces = [(space, np.ones(len(addresses), bool), 0)]
+        if space == "generic":
+            shared = (addresses >= SHARED_WINDOW) & (addresses < SHARED_WINDOW + WINDOW_SIZE)
+            local = (addresses >= LOCAL_WINDOW) & (addresses < LOCAL_WINDOW + WINDOW_SIZE)
+            spaces = [("shared", shared, SHARED_WINDOW), ("global", ~shared & ~local, 0)]
+        for name, sel, base in spaces:
+            if sel.any():
+                self.counters.record(ins.text, name, self.warp_of[threads[sel]],
+                                     self.special["laneid"][threads[sel]],
+                                     addresses[sel] - np.uint64(base), width)
 
     def _blocks(self, idx):
         return self.block_of[idx]

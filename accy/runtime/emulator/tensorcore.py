@@ -404,7 +404,9 @@ def _matrix_move(ins, m):
         nw = warps(m, r, ins.opcode)
         rows = _row_addresses(m, addr, r, nw, count)
         where = (rows[..., None] + np.arange(0, 16, 2, dtype=np.uint64)).reshape(-1)
-        owner = np.repeat(m.threads(r).reshape(nw, 32)[:, :8 * count], 8).reshape(-1)
+        lanes = m.threads(r).reshape(nw, 32)[:, :8 * count]
+        m.count(ins, space, rows.reshape(-1), 16, lanes.reshape(-1))   # a 16-byte row a lane
+        owner = np.repeat(lanes, 8).reshape(-1)
         try:
             if store:
                 mats = np.empty((nw, count, 8, 8), np.uint16)
@@ -561,6 +563,9 @@ def _cp_async(ins, m, shared):
             if (count > size).any():
                 raise MemoryFault(f"cp.async src-size {int(count.max())} exceeds cp-size {size}",
                                   np.nonzero(count > size)[0])
+        m.count(ins, "shared", d, size, threads)
+        reading = count > 0                         # a zero-filled copy reads nothing
+        m.count(ins, "global", s[reading], size, threads[reading])
         raw = np.zeros((len(threads), size), np.uint8)
         full = count == size
         if full.any():
