@@ -761,9 +761,52 @@ def test_approx_exp2_is_the_hardware_ex2_in_every_tier(tier, rng, dev, ptxas):
     assert got[126] == 0 and got[127] == 0       # exp2(-inf); 2^-130 is subnormal: flushed
 
 
-def test_approx_exp2_is_for_f32_only():
+@pytest.mark.parametrize("name", ("exp2", "max", "min"))
+def test_approx_is_for_f32_only(name):
     m, kb = _kernel("bad", [ptr_type("f32")])
-    kb.op("exp2", kb.constant(1.0, "f16"), approx=True)
+    one = kb.constant(1.0, "f16")
+    kb.op(name, *([one] if name == "exp2" else [one, one]), approx=True)
     kb.finish()
     with pytest.raises(VerifyError, match="approx is for f32 only"):
         m.verify()
+
+
+@pytest.mark.parametrize("name", ("max", "min"))
+def test_approx_max_and_min_are_one_instruction(name, rng, dev, ptxas):
+    """kl.max/kl.min {approx}: the hardware's max.f32/min.f32, exact on ordered values; a NaN
+    operand gives the other (the exact kl.max gives NaN)."""
+    m, kb = _kernel("mm", [ptr_type("f32"), ptr_type("f32"), ptr_type("f32")])
+    x, y, out = kb.params
+    g = kb.global_index()
+    kb.store(kb.op(name, kb.load(x, g), kb.load(y, g), approx=True), out, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert f"\t{name}.f32 " in text and "NaN" not in text and "selp" not in text
+    xs, ys = (rng.standard_normal(128).astype(np.float32) for _ in range(2))
+    xs[:3] = [np.nan, 1.5, np.inf]
+    ys[:3] = [2.5, np.nan, -np.inf]
+    (got,) = _launch(dev, text, "mm", [xs, ys], [xs], rng)
+    want = (np.fmax if name == "max" else np.fmin)(xs, ys)     # NaN-dropping, as max.f32
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_loop_kept_from_unrolling_runs_the_same(rng, dev, ptxas):
+    """kl.for {unroll = false}: `.pragma "nounroll"` heads the loop, which ptxas accepts and
+    which changes nothing it computes."""
+    m, kb = _kernel("sum3", [ptr_type("f32"), ptr_type("f32")])
+    x, out = kb.params
+    g = kb.global_index()
+    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+    (total,) = kb.for_(c(0), c(3), c(1), [kb.constant(0.0, "f32")],
+                       lambda kb, i, acc: [kb.op("add", acc, kb.load(x, kb.op(
+                           "add", kb.op("mul", g, c(3)), i)))], unroll=False)
+    kb.store(total, out, g)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    assert text.count('.pragma "nounroll";') == 1
+    xs = rng.standard_normal(3 * 128).astype(np.float32)
+    (got,) = _launch(dev, text, "sum3", [xs], [xs[:128]], rng)
+    want = (xs[0::3] + xs[1::3]) + xs[2::3]
+    np.testing.assert_array_equal(got, want)
