@@ -228,6 +228,52 @@ def test_tiles_by_problem_size():
     assert tiles(1024, 1024, 32) is dot_lowering.LARGE
 
 
+def _dot_schedule(m, n, k, dtype, tile_m, tile_n, stages, splits, arch="sm_90"):
+    return {"arch": arch, "dot_schedules": [{"m": m, "n": n, "k": k, "dtype": dtype,
+                                             "tile_m": tile_m, "tile_n": tile_n,
+                                             "stages": stages, "splits": splits}]}
+
+
+@pytest.mark.parametrize("tile_m,tile_n,stages,splits,schedule", [
+    (128, 256, 4, 1, "mma"),            # more stages than the default's 3
+    (64, 64, 2, 1, "mma"),
+    (128, 128, 3, 3, "mma split-k"),    # split-K where the default would not split
+])
+def test_a_generated_dot_schedule_sets_tiles_stages_and_slices(tile_m, tile_n, stages, splits,
+                                                               schedule, rng):
+    """The target's generated schedule for the dot's M, N, K and dtype decides its tiles,
+    pipeline stages and K slices (the launch shows them), and the result is the same dot."""
+    a, b = draw(rng, (2, 130, 200), "bf16"), draw(rng, (2, 200, 72), "bf16")
+    target = _dot_schedule(130, 72, 200, "bf16", tile_m, tile_n, stages, splits)
+    got, exe = compile_and_run(lambda x, y: x @ y, [a, b], schedule, target=target)
+    (kernel,) = exe.kernels
+    tiles = -(-130 // tile_m) * -(-72 // tile_n)
+    slices = 1 if splits == 1 else -(-200 // (-(-200 // (splits * 32)) * 32))
+    assert kernel.launch.grid == (tiles, slices, 2)
+    assert kernel.launch.block == (32 * (8 if tile_n == 256 else 4), 1, 1)
+    assert kernel.launch.shared_bytes >= (tile_m + tile_n) * 32 * 2 * stages
+    spec = "bik,bkj->bij"
+    want = np.einsum(spec, f64(a), f64(b))
+    assert_within(got, want, UNIT["bf16"] * np.abs(want) + dot_error_bound(spec, a, b, 200))
+    # another shape of the same module keeps the default rule
+    other = accy.compile(lambda x, y: x @ y, a[:, :, :192], b[:, :192], target=target)
+    assert other.kernels[0].launch.grid[1] == 1 and other.kernels[0].launch.block == (128, 1, 1)
+
+
+def test_a_generated_dot_schedule_must_fit_shared_memory(rng):
+    """8 stages of 128 x 256 bf16 tiles (192 KiB) fit an sm_90's shared memory, not an
+    sm_86's: an error naming the schedule (a TargetError, through the kernelize pass), at
+    compile time."""
+    a, b = draw(rng, (256, 64), "bf16"), draw(rng, (64, 256), "bf16")
+    accy.compile(lambda x, y: x @ y, a, b, target=_dot_schedule(256, 256, 64, "bf16", 128, 256,
+                                                                 8, 1))
+    with pytest.raises(accy.AccyError, match=r"TargetError: accy.target.dot_schedules entry "
+                                             r"for 256 x 256 x 64 bf16: 8 stages .* sm_86 "
+                                             r"allows 99 KiB"):
+        accy.compile(lambda x, y: x @ y, a, b, target=_dot_schedule(256, 256, 64, "bf16", 128,
+                                                                     256, 8, 1, arch="sm_86"))
+
+
 # ---- split-K ---------------------------------------------------------------------------------
 
 # name: (einsum spec, lhs shape, rhs shape, K slices): few tiles over a long K, with edges in M,

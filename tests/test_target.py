@@ -5,7 +5,7 @@ import pytest
 from accy.ir import parse
 from accy.passes import AnalysisCache, PassManager, register_pass
 from accy.passes.core import Pass
-from accy.passes.target import (RowSchedule, ScanSchedule, TargetError, TargetProfile,
+from accy.passes.target import (DotSchedule, RowSchedule, ScanSchedule, TargetError, TargetProfile,
                                 default_row_schedule, read_target_profile, target_profile)
 
 
@@ -33,6 +33,18 @@ def test_a_full_profile_round_trips_through_text():
     assert "sm_90a" in p.text() and "256 threads/row" in p.text()
 
 
+def test_dot_schedules_are_keyed_by_m_n_k_and_dtype():
+    m = _module('{dot_schedules = [{m = 4096, n = 4096, k = 4096, dtype = "bf16", tile_m = 128, '
+                'tile_n = 256, stages = 4, splits = 1}, {m = 4096, n = 4096, k = 4096, '
+                'dtype = "f16", tile_m = 128, tile_n = 128, stages = 3, splits = 2}]}')
+    p = read_target_profile(parse(m.print()))
+    assert p.dot_schedule(4096, 4096, 4096, "bf16") == DotSchedule(4096, 4096, 4096, "bf16",
+                                                                   128, 256, 4, 1)
+    assert p.dot_schedule(4096, 4096, 4096, "f16").splits == 2
+    assert p.dot_schedule(4096, 4096, 2048, "bf16") is None
+    assert "dot schedule 4096 x 4096 x 4096 bf16: 128 x 256 tiles, 4 stages" in p.text()
+
+
 @pytest.mark.parametrize("text,key", [
     ('"sm_90"', "must be a dictionary"),
     ('{arch = "sm_75"}', "arch"), ('{ptx_version = "9.1"}', "ptx_version"),
@@ -48,6 +60,16 @@ def test_a_full_profile_round_trips_through_text():
      "threads must be an integer"),
     ('{scan_schedules = [{length = 8, dtype = "f32", threads = 32, elements_per_thread = 1}, '
      '{length = 8, dtype = "f32", threads = 64, elements_per_thread = 1}]}', "repeats"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 128, tile_n = 64, '
+     'stages = 3, splits = 1}]}', "tile_m x tile_n must be one of"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "f64", tile_m = 64, tile_n = 64, '
+     'stages = 3, splits = 1}]}', "dtype must be one of f16, bf16, f32"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 64, tile_n = 64, '
+     'stages = 1, splits = 1}]}', "stages must be 2 to 8"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 64, tile_n = 64, '
+     'stages = 3}]}', "needs exactly the keys"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 0, dtype = "bf16", tile_m = 64, tile_n = 64, '
+     'stages = 3, splits = 1}]}', "k must be an integer"),
 ])
 def test_malformed_profiles_name_the_key(text, key):
     with pytest.raises(TargetError, match=key):

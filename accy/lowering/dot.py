@@ -28,7 +28,9 @@ would otherwise truncate). Numerics: each operand rounded to tf32 (10 mantissa b
 error at most 2^-11, so a product's at most about 2^-10), the exact products summed in f32 as
 above: a result is within about 2^-10 of the sum of |products| of the f32 dot.
 
-The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry; `_tiles` picks the
+The kernel: a block computes a `Tiles.bm` x `bn` tile of one batch entry. The target's
+generated dot schedule for the dot's M, N, K and dtype (`TargetProfile.dot_schedules`) names
+the tiles, stages and split-K slices; without one, `_tiles` picks the
 largest configuration whose blocks alone fill the GPU's SMs: `LARGE` (128 x 256, 8 warps of
 64 x 64, three stages), `MEDIUM` (128 x 128, 4 warps of 64 x 64, four stages), else `SMALL` (64
 x 64, 4 warps of 32 x 32, three stages: small problems waste less at the edges). The per-warp
@@ -89,8 +91,9 @@ from dataclasses import dataclass, replace
 
 from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, SMS, Launch
+from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, MAX_SHARED, SMS, Launch
 from accy.passes.shape_layout import row_major_strides
+from accy.passes.target import TargetError
 from accy._core.types import numpy_dtype
 from accy.tensor.dialect import accumulation_type
 
@@ -172,7 +175,7 @@ def lower_dot(context, block, outline, item, layout, target):
     """Write the kernel of dot_general `item` into `block`; it takes the item's inputs and
     outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
     tensor-core path, (kernel, threads) on the FMA path."""
-    plan = mma_plan(item, target.math_tier)
+    plan = mma_plan(item, target)
     if plan is not None:
         return _lower_mma(context, block, outline, item, layout, plan)
     return _lower_fma(context, block, outline, item, layout, target)
@@ -180,9 +183,11 @@ def lower_dot(context, block, outline, item, layout, target):
 
 # ---- which path -------------------------------------------------------------------------------
 
-def mma_plan(item, math_tier):
-    """The tensor-core plan of dot_general `item` under `math_tier`, or None when it takes the
-    FMA path (see the module doc for the conditions)."""
+def mma_plan(item, target):
+    """The tensor-core plan of dot_general `item` for `target` (its math tier; its generated
+    dot schedule for this shape, else the default rule), or None when it takes the FMA path
+    (see the module doc for the conditions)."""
+    math_tier = target.math_tier
     dot = item.hero
     a = dot.attributes
     lhs, rhs = dot.operands
@@ -200,10 +205,17 @@ def mma_plan(item, math_tier):
         return None
     batch = out.shape[:len(lb)]
     nm = len(lhs.type.shape) - len(lb) - len(lc)
-    tiles = _fit(_tiles(left.free, right.free, math.prod(batch)), ITEMSIZE[dtype])
-    count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
     k = lhs.type.shape[lc[0]]
-    depth = _slice_depth(count * math.prod(batch), k)
+    generated = target.dot_schedule(left.free, right.free, k, dtype)
+    if generated is None:
+        tiles = _fit(_tiles(left.free, right.free, math.prod(batch)), ITEMSIZE[dtype])
+    else:
+        tiles = _generated_tiles(generated, target.arch)
+    count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
+    if generated is None:
+        depth = _slice_depth(count * math.prod(batch), k)
+    else:                       # that many slices of whole stages (the last may be shorter)
+        depth = k if generated.splits == 1 else -(-k // (generated.splits * BK)) * BK
     grid = (count, -(-k // depth), math.prod(batch))
     if grid[0] > GRID_X_LIMIT or grid[2] > GRID_YZ_LIMIT:
         return None
@@ -240,6 +252,22 @@ def _tiles(m, n, batch):
         if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= SMS:
             return tiles
     return SMALL
+
+
+def _generated_tiles(schedule, arch):
+    """The Tiles a generated dot schedule names; its stages must fit the arch's shared memory
+    (the results staged in the epilogue take no more than the stages)."""
+    tiles = next(t for t in (SMALL, MEDIUM, LARGE)
+                 if (t.bm, t.bn) == (schedule.tile_m, schedule.tile_n))
+    tiles = replace(tiles, stages=schedule.stages)
+    need = max((tiles.bm + tiles.bn) * BK * ITEMSIZE[schedule.dtype] * tiles.stages,
+               _band_bytes(tiles, tiles.warps_m))     # at most what `_MmaKernel` takes
+    if need > MAX_SHARED[arch]:
+        raise TargetError(
+            f"accy.target.dot_schedules entry for {schedule.m} x {schedule.n} x {schedule.k} "
+            f"{schedule.dtype}: {tiles.stages} stages of {tiles.bm} x {tiles.bn} tiles need "
+            f"{need // 1024} KiB of shared memory; {arch} allows {MAX_SHARED[arch] // 1024} KiB")
+    return tiles
 
 
 def _fit(tiles, itemsize):
@@ -391,10 +419,10 @@ class _MmaKernel:
         # the staged results reuse the pipeline's memory, in as few bands as fit there
         self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
                             _band_bytes(t, p) <= pipeline), t.warps_m)
+        # dynamic memory: more than the 48 KB of static arrays, within the arch's opt-in limit
+        # (accy.passes.outline.MAX_SHARED: the default stages stay within every arch's 99 KB;
+        # `_generated_tiles` checks a generated schedule's against its target's arch)
         self.nbytes = max(pipeline, _band_bytes(t, self.passes))
-        # dynamic memory: more than the 48 KB of static arrays, within every arch's opt-in
-        # limit (accy.passes.outline.MAX_SHARED: 99 KB on sm_86/sm_89, 227 KB on sm_90)
-        assert self.nbytes <= 99 * 1024, (t, self.nbytes)
         self.smem = kb.shared(self.element, self.nbytes // itemsize, dynamic=True)
         # split-K workspace: a ticket counter per tile (i32), then per tile its slices'
         # partial sums (bm x bn f32 each, row-major), tiles in (batch, ctaid.x) order

@@ -7,7 +7,10 @@
                                                               threads_per_row = 256,
                                                               elements_per_thread = 4}],
                                    scan_schedules = [{length = 4096, dtype = "f32",
-                                                      threads = 512, elements_per_thread = 8}]}}
+                                                      threads = 512, elements_per_thread = 8}],
+                                   dot_schedules = [{m = 4096, n = 4096, k = 4096,
+                                                     dtype = "bf16", tile_m = 128,
+                                                     tile_n = 256, stages = 4, splits = 1}]}}
 
 - arch: sm_80, sm_86, sm_89, sm_90, sm_90a; ptx_version: the PTX ISA version the emitter writes
   (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx, or cubin
@@ -17,7 +20,11 @@
   bound; an unsupported kernel falls back to the host) or fast (approximate instructions,
   flush-to-zero; an unsupported kernel is an error).
 - Generated schedules are per-shape launch parameters that an autotuner writes; kernels whose
-  shape has none use `default_row_schedule` / `default_scan_schedule`.
+  shape has none use `default_row_schedule` / `default_scan_schedule`, and tensor-core dots
+  the rule of `accy.lowering.dot` (`_tiles`, `_slice_depth`). A dot schedule is keyed by the
+  dot's M and N (each operand's free dims merged), K and operand dtype, for every batch
+  size; it names a block tile of `DOT_TILES`, its pipeline stages (their shared memory must
+  fit the arch's limit, checked when the dot is lowered) and its split-K slices (1: none).
 Anything malformed raises TargetError naming the key, never a silent default.
 """
 from dataclasses import dataclass
@@ -57,6 +64,24 @@ class ScanSchedule:
 
 
 @dataclass(frozen=True)
+class DotSchedule:
+    """Tiles, stages and split-K slices of a tensor-core dot of M x N outputs over K."""
+    m: int
+    n: int
+    k: int
+    dtype: str
+    tile_m: int
+    tile_n: int
+    stages: int
+    splits: int
+
+
+DOT_TILES = ((64, 64), (128, 128), (128, 256))     # the tensor-core kernel's block tiles
+DOT_DTYPES = ("f16", "bf16", "f32")
+MAX_STAGES = 8
+
+
+@dataclass(frozen=True)
 class TargetProfile:
     arch: str = "sm_90"
     ptx_version: str = "8.0"
@@ -64,6 +89,7 @@ class TargetProfile:
     math_tier: str = "exact"
     row_pipeline_schedules: tuple = ()
     scan_schedules: tuple = ()
+    dot_schedules: tuple = ()
 
     def row_schedule(self, row_length, dtype):
         """The generated schedule for rows of this length and dtype, else the default."""
@@ -78,6 +104,13 @@ class TargetProfile:
                 return s
         return default_scan_schedule(length, dtype)
 
+    def dot_schedule(self, m, n, k, dtype):
+        """The generated schedule of this tensor-core dot, else None (the default rule)."""
+        for s in self.dot_schedules:
+            if (s.m, s.n, s.k, s.dtype) == (m, n, k, dtype):
+                return s
+        return None
+
     def text(self):
         lines = [f"target {self.arch}, PTX {self.ptx_version}, {self.artifact_format}, "
                  f"math tier {self.math_tier}"]
@@ -85,6 +118,8 @@ class TargetProfile:
                   f"{s.elements_per_thread} elements/thread" for s in self.row_pipeline_schedules]
         lines += [f"  scan schedule {s.length} x {s.dtype}: {s.threads} threads, "
                   f"{s.elements_per_thread} elements/thread" for s in self.scan_schedules]
+        lines += [f"  dot schedule {s.m} x {s.n} x {s.k} {s.dtype}: {s.tile_m} x {s.tile_n} "
+                  f"tiles, {s.stages} stages, {s.splits} K slices" for s in self.dot_schedules]
         return "\n".join(lines)
 
 
@@ -120,7 +155,7 @@ def read_target_profile(op):
         raise TargetError(f"{ATTRIBUTE} must be a dictionary, got {attr!r}")
     items = dict(attr.items())
     known = {"arch", "ptx_version", "artifact_format", "math_tier", "row_pipeline_schedules",
-             "scan_schedules"}
+             "scan_schedules", "dot_schedules"}
     unknown = sorted(set(items) - known)
     if unknown:
         raise TargetError(f"{ATTRIBUTE} has unknown keys {unknown}; known: {sorted(known)}")
@@ -131,10 +166,12 @@ def read_target_profile(op):
         artifact_format=_choice(items, "artifact_format", ARTIFACT_FORMATS, d.artifact_format),
         math_tier=_choice(items, "math_tier", MATH_TIERS, d.math_tier),
         row_pipeline_schedules=_schedules(items, "row_pipeline_schedules", RowSchedule,
-                                          ("row_length", "threads_per_row",
-                                           "elements_per_thread"), "row_length"),
-        scan_schedules=_schedules(items, "scan_schedules", ScanSchedule,
-                                  ("length", "threads", "elements_per_thread"), "length"))
+                                          ("row_length",), ("threads_per_row",
+                                                            "elements_per_thread")),
+        scan_schedules=_schedules(items, "scan_schedules", ScanSchedule, ("length",),
+                                  ("threads", "elements_per_thread")),
+        dot_schedules=_schedules(items, "dot_schedules", DotSchedule, ("m", "n", "k"),
+                                 ("tile_m", "tile_n", "stages", "splits")))
     if profile.arch == "sm_90a" and PTX_VERSIONS.index(profile.ptx_version) < 1:
         raise TargetError("sm_90a needs ptx_version 8.0 or later")
     return profile
@@ -147,7 +184,9 @@ def _choice(items, key, allowed, default):
     return value
 
 
-def _schedules(items, key, kind, int_fields, shape_field):
+def _schedules(items, key, kind, shape_fields, int_fields):
+    """The `kind` schedules listed under `key`: each a dictionary of exactly its fields, the
+    shape fields positive int32s, the other fields in [1, 1024], one per shape and dtype."""
     value = items.get(key, ())
     if not isinstance(value, tuple):
         raise TargetError(f"{ATTRIBUTE}.{key} must be a list of dictionaries, got {value!r}")
@@ -157,28 +196,42 @@ def _schedules(items, key, kind, int_fields, shape_field):
         if not isinstance(entry, DictAttr):
             raise TargetError(f"{where} must be a dictionary, got {entry!r}")
         fields = dict(entry.items())
-        expected = set(int_fields) | {"dtype"}
+        expected = set(shape_fields) | set(int_fields) | {"dtype"}
         if set(fields) != expected:
             raise TargetError(f"{where} needs exactly the keys {sorted(expected)}, got "
                               f"{sorted(fields)}")
         if fields["dtype"] not in DTYPES:
             raise TargetError(f"{where}.dtype must be a dtype name, got {fields['dtype']!r}")
-        for name in int_fields:
-            v = fields[name]
-            if type(v) is not int or not 1 <= v <= (2**31 - 1 if name == shape_field else 1024):
-                raise TargetError(f"{where}.{name} must be an integer in [1, "
-                                  f"{2**31 - 1 if name == shape_field else 1024}], got {v!r}")
+        for name in shape_fields + int_fields:
+            v, top = fields[name], 2**31 - 1 if name in shape_fields else 1024
+            if type(v) is not int or not 1 <= v <= top:
+                raise TargetError(f"{where}.{name} must be an integer in [1, {top}], got {v!r}")
         if kind is RowSchedule and not (32 % fields["threads_per_row"] == 0
                                          or fields["threads_per_row"] % 32 == 0):
             raise TargetError(f"{where}.threads_per_row must divide 32 or be a multiple of 32 "
                               f"(a row may not straddle warps), got {fields['threads_per_row']}")
+        if kind is DotSchedule:
+            _check_dot(fields, where)
         schedule = kind(**fields)
-        shape = (getattr(schedule, shape_field), schedule.dtype)
+        shape = tuple(getattr(schedule, name) for name in shape_fields) + (schedule.dtype,)
         if shape in seen:
             raise TargetError(f"{where} repeats the schedule for {shape}")
         seen.add(shape)
         out.append(schedule)
     return tuple(out)
+
+
+def _check_dot(fields, where):
+    if fields["dtype"] not in DOT_DTYPES:
+        raise TargetError(f"{where}.dtype must be one of {', '.join(DOT_DTYPES)} (the tensor "
+                          f"cores' operands), got {fields['dtype']!r}")
+    if (fields["tile_m"], fields["tile_n"]) not in DOT_TILES:
+        raise TargetError(f"{where}: tile_m x tile_n must be one of "
+                          f"{', '.join(f'{m} x {n}' for m, n in DOT_TILES)}, got "
+                          f"{fields['tile_m']} x {fields['tile_n']}")
+    if not 2 <= fields["stages"] <= MAX_STAGES:
+        raise TargetError(f"{where}.stages must be 2 to {MAX_STAGES} (one tile in flight at "
+                          f"least), got {fields['stages']}")
 
 
 TARGET_PROFILE = AnalysisDescriptor("TargetProfile")
