@@ -138,13 +138,29 @@ def test_bind_launches_again_on_resident_buffers(device, rng):
             np.testing.assert_allclose(bound.results(), want, rtol=2e-5, atol=2e-5 * scale)
 
 
-def test_check_dry_run(capsys):
-    """bench/gpu/check.py --dry-run builds every executable it times, at small sizes, and runs
-    each on the emulator against the reference."""
+def _check_module():
     path = os.path.join(os.path.dirname(__file__), "..", "bench", "gpu", "check.py")
     spec = importlib.util.spec_from_file_location("gpu_check", path)
     check = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(check)
+    return check
+
+
+def test_check_dry_run(capsys):
+    """bench/gpu/check.py --dry-run builds every executable it times, at small sizes, and runs
+    each on the emulator against the reference."""
+    check = _check_module()
     assert check.main(["--dry-run"]) == 0
     out = capsys.readouterr().out
     assert all(case.name in out for case in check.CASES) and "FAILED" not in out
+
+
+def test_check_dry_run_tunes_matrix_products(capsys):
+    """--tune adds each matrix product under every schedule of TUNE, as generated dot
+    schedules; each takes the tensor cores and matches the reference."""
+    check = _check_module()
+    assert check.main(["--dry-run", "--tune", "--only", "matmul f16"]) == 0
+    out = capsys.readouterr().out
+    tuned = [line for line in out.splitlines() if " stages]" in line]
+    assert len(tuned) == len(check.TUNE) and "FAILED" not in out
+    assert all("dot_general:mma" in line for line in tuned)

@@ -8,6 +8,9 @@ and 128, causal and not) against torch's scaled_dot_product_attention, in TFLOP/
     python bench/gpu/check.py --scale 0.25    # a quarter of the default sizes
     python bench/gpu/check.py --dry-run       # anywhere: every executable built at small sizes
                                               # and run on the emulator against the reference
+    python bench/gpu/check.py --tune          # also each matrix product under every schedule
+                                              # of TUNE (tiles x stages), as generated
+                                              # `dot_schedules` would set it
 
 For each case: accy compiles the program (`accy.compile`), binds its buffer plan on the GPU
 once (`Executable.bind`), fills the arguments from torch tensors device to device, checks its
@@ -36,6 +39,10 @@ import accy.ops as ops
 from accy._core.types import numpy_dtype
 
 M = 1 << 20
+
+
+# (tile_m, tile_n, stages) tried by --tune for each matrix product, beside the default rule
+TUNE = ((128, 256, 3), (128, 256, 4), (128, 128, 4), (128, 128, 5), (64, 64, 4))
 
 
 @dataclass(frozen=True)
@@ -146,15 +153,30 @@ def size_text(args):
                                                      else "")
 
 
-def dry_run(cases):
+def tuned(case, args):
+    """(label, accy.target) of each --tune schedule for matrix-product `case` at `args`."""
+    if not case.name.startswith("matmul"):
+        return []
+    (a, dtype), (b, _) = args
+    return [(f"{tm}x{tn}, {stages} stages", {"dot_schedules": [
+        {"m": a[-2], "n": b[-1], "k": a[-1], "dtype": dtype, "tile_m": tm, "tile_n": tn,
+         "stages": stages, "splits": 1}]}) for tm, tn, stages in TUNE]
+
+
+def dry_run(cases, tune=False):
     """Every executable the GPU run times, built at small sizes and run on the emulator (also
-    through `bind`/`launch`, as timed) against the reference interpreter."""
-    rng = np.random.default_rng(0)
+    through `bind`/`launch`, as timed) against the reference interpreter; with `tune`, the
+    matrix products under each --tune schedule too."""
     failed = 0
-    for case in cases:
+    runs = [(case, "", None) for case in cases]
+    if tune:
+        runs += [(case, f" [{label}]", target) for case in cases
+                 for label, target in tuned(case, case.small)]
+    for case, label, target in runs:
+        rng = np.random.default_rng(0)
         arrays = [rng.standard_normal(shape).astype(numpy_dtype(dtype))
                   for shape, dtype in case.small]
-        exe = accy.compile(case.accy_fn, *arrays)
+        exe = accy.compile(case.accy_fn, *arrays, target=target)
         want = np.asarray(exe.run(*arrays, device="reference"), np.float64)
         got = np.asarray(exe.run(*arrays, device="emulator"), np.float64)
         with exe.bind(*arrays, device="emulator") as bound:
@@ -165,7 +187,7 @@ def dry_run(cases):
         ok = err <= max(case.tol, 1e-6) and not exe.fallbacks
         failed += not ok
         kinds = ", ".join(f"{k.kind}:{k.schedule}" for k in exe.kernels) or "none"
-        print(f"{'ok' if ok else 'FAILED'}: {case.name} {size_text(case.small)}: kernels "
+        print(f"{'ok' if ok else 'FAILED'}: {case.name}{label} {size_text(case.small)}: kernels "
               f"{kinds}; {len(exe.fallbacks)} host fallbacks; largest difference {err:.2e}")
     return 1 if failed else 0
 
@@ -213,7 +235,7 @@ class _TorchEvent:
         return self.e.elapsed_time(other.e)
 
 
-def gpu_run(cases, scale, seconds, budget):
+def gpu_run(cases, scale, seconds, budget, tune=False):
     import torch
     from accy.runtime.devices import open_device
     dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
@@ -229,17 +251,23 @@ def gpu_run(cases, scale, seconds, budget):
     copy_gbs = copy_bandwidth(torch, torch_timer)
     print(f"# device-to-device copy: {copy_gbs:.0f} GB/s (bytes read + written)")
 
+    runs = [(case, "", None) for case in cases]
+    if tune:        # after every case's default run, so a spent budget skips tuning first
+        runs += [(case, f" [{label}]", target) for case in cases
+                 for label, target in tuned(case, scaled(case, scale))]
     rows, t0 = [], time.perf_counter()
-    for case in cases:
+    for case, label, target in runs:
         if time.perf_counter() - t0 > budget:
-            print(f"# {case.name}: skipped, the time budget ({budget:.0f} s) is spent")
+            print(f"# {case.name}{label}: skipped, the time budget ({budget:.0f} s) is spent")
             continue
         args = scaled(case, scale)
         try:
-            row = time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs)
+            row = time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs,
+                            target)
+            row = (row[0] + label,) + row[1:]
         except Exception as e:      # noqa: BLE001 - one failing case must not hide the rest
             blanks = ("-",) * (len(COMPUTE_HEADER if case.flops else HEADER) - 3)
-            row = (case.name, size_text(args)) + blanks + (
+            row = (case.name + label, size_text(args)) + blanks + (
                 f"ERROR {type(e).__name__}: {str(e).splitlines()[0][:80]}",)
         rows.append((case, row))
         print(" | ".join(row), flush=True)
@@ -267,13 +295,15 @@ def _against_f64(case, torch, tensors, got, want):
     return f"; {differ} elements differ; vs f64: accy {off(got):.1e}, torch {off(want):.1e}"
 
 
-def time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs):
-    """One table row: accy's executable checked against torch, then both timed."""
+def time_case(case, args, torch, dtypes, drv, accy_timer, torch_timer, copy_gbs, target=None):
+    """One table row: accy's executable (for `target`: None, the default) checked against
+    torch, then both timed."""
     gen = torch.Generator(device="cuda").manual_seed(0)
     tensors = [torch.randn(shape, generator=gen, device="cuda", dtype=dtypes[d])
                for shape, d in args]
     # (tracing reads shapes and dtypes only: np.empty's pages are never touched)
-    exe = accy.compile(case.accy_fn, *[np.empty(shape, numpy_dtype(d)) for shape, d in args])
+    exe = accy.compile(case.accy_fn, *[np.empty(shape, numpy_dtype(d)) for shape, d in args],
+                       target=target)
     want = case.torch_fn(torch, *tensors)
     torch.cuda.synchronize()
     with exe.bind(device="cuda") as bound:
@@ -338,11 +368,13 @@ def main(argv=None):
                    help="seconds after which the remaining cases are skipped (default 360)")
     p.add_argument("--markdown", metavar="PATH",
                    help="write the table as markdown (default: $OUT/gpu_table.md if OUT is set)")
+    p.add_argument("--tune", action="store_true",
+                   help="also time each matrix product under every schedule of TUNE")
     args = p.parse_args(argv)
     cases = [c for c in CASES + COMPUTE if not args.only or c.name in args.only]
     if args.dry_run:
-        return dry_run(cases)
-    rows, device, copy_gbs = gpu_run(cases, args.scale, args.seconds, args.budget)
+        return dry_run(cases, args.tune)
+    rows, device, copy_gbs = gpu_run(cases, args.scale, args.seconds, args.budget, args.tune)
     compute = [r for c, r in rows if c.flops is not None]
     memory = [r for c, r in rows if c.flops is None]
     text, markdown = table(memory, HEADER, f"accy against torch (eager) on {device}; "
