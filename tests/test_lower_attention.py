@@ -138,6 +138,9 @@ def test_flash_memory_traffic(d, causal, rng):
     from accy.runtime.emulator.driver import Emulator
     q, k, v = (draw(rng, (1, 1, 128, d), "bf16") for _ in range(3))
     exe = accy.compile(lambda q, k, v: ops.attention(q, k, v, causal=causal), q, k, v)
+    # two stages of 64-key K and V tiles: 36 KiB of static shared memory at head dim 64,
+    # 68 KiB of dynamic shared memory (the launch asks for it) at 128
+    assert exe.kernels[0].launch.shared_bytes == (0 if d == 64 else 2 * 2 * 2 * 64 * (d + 8))
     device = Emulator(counters=True)
     got = exe.run(q, k, v, device=device)
     assert_close(one(got), q, k, v, 1 / math.sqrt(d), "bf16", causal=causal)

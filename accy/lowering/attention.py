@@ -14,9 +14,10 @@ transpose, broadcast, slice) at element strides with the head dim contiguous and
 stride and the offset a multiple of 8 elements (16-byte rows); at most 65535 batch entries.
 A block of 4 warps computes 64 query rows (16 per warp) of one batch entry (grid: query
 tiles, batch entries). Its Q tile is copied global -> shared once, then held in registers as
-mma A fragments. K and V tiles of `bn` keys (64 when the head dims sum to at most 128, else
-32, so two stages fit 48 KiB) stream through two shared stages with `kl.cp_async` (rows past
-the sequence zero-filled), tile t + 1 in flight while the warps work on tile t:
+mma A fragments. K and V tiles of `BN` = 64 keys stream through two shared stages with
+`kl.cp_async` (rows past the sequence zero-filled; the stages take 36 KiB at head dim 64, in
+static shared memory, and 68 KiB at 128, in dynamic shared memory), tile t + 1 in flight
+while the warps work on tile t:
 - S = Q·Kᵀ with `ldmatrix` + `mma.sync` m16n8k16 into f32;
 - each score through the chain at its (query, key) (keys past the sequence: -inf);
 - the online softmax in f32: each thread owns two rows of its warp's 16 (mma fragment rows g
@@ -68,6 +69,7 @@ BM = 64                 # query rows per block
 WARPS = 4               # of 16 rows each
 THREADS = 32 * WARPS
 HEAD_DIMS = (64, 128)   # head dims (of q·k, and of v) on the flash path
+BN = 64                 # keys per K/V tile
 LOG2E = 1.4426950408889634
 MOVES = frozenset(("tensor.broadcast_in_dim", "tensor.reshape", "tensor.transpose",
                    "tensor.slice", "tensor.reverse"))
@@ -412,7 +414,7 @@ def _flash_plan(spec, item, layout):
              _strided(layout, item, spec, spec.v, spec.j, extents + (spec.dv,))]
     if None in reads:
         return None
-    return _FlashPlan(*reads, dtype, 64 if spec.d + spec.dv <= 128 else 32, grid)
+    return _FlashPlan(*reads, dtype, BN, grid)
 
 
 def _strided(layout, item, spec, read, row, extents):
@@ -442,8 +444,10 @@ def _lower_flash(context, block, outline, item, layout, spec, plan):
     from accy.lowering.kernelize import Schedule  # kernelize imports this module
     kb, pointers = start_kernel(context, block, outline, item)
     kb.kernel.set_attribute("max_threads", THREADS)     # ptxas may give a thread 255 registers
-    _FlashKernel(kb, pointers, item, layout, spec, plan).write()
-    return kb.finish(), Schedule(Launch(plan.grid, (THREADS, 1, 1), 0), "flash")
+    kernel = _FlashKernel(kb, pointers, item, layout, spec, plan)
+    kernel.write()
+    return kb.finish(), Schedule(Launch(plan.grid, (THREADS, 1, 1), kernel.dynamic_bytes),
+                                 "flash")
 
 
 @dataclass(frozen=True)
@@ -469,8 +473,12 @@ class _FlashKernel:
         self.v_area = self.bn * self.q_pitch           # K rows first, then V rows
         self.stage = self.v_area + self.bn * self.v_pitch
         # the Q tile is staged in stage 1 before the first K/V tile goes there
-        assert BM * self.q_pitch <= self.stage and 4 * self.stage <= STATIC_SHARED
-        self.smem = kb.shared(plan.ab, 2 * self.stage)
+        assert BM * self.q_pitch <= self.stage
+        # two stages: static shared memory up to its 48 KB, else dynamic (68 KiB at head dim
+        # 128, within every arch's opt-in limit; the launch asks for it)
+        nbytes = 2 * 2 * self.stage
+        self.dynamic_bytes = nbytes if nbytes > STATIC_SHARED else 0
+        self.smem = kb.shared(plan.ab, 2 * self.stage, dynamic=bool(self.dynamic_bytes))
 
     def c(self, v):
         return self.kb.constant(v, "i64")
@@ -507,9 +515,10 @@ class _FlashKernel:
         state = [kb.constant(-np.inf, "f32")] * 2 + [kb.constant(0.0, "f32")] * (
             2 + spec.dv // 2)
         for lo, hi, masked in ((c(0), free, False), (free, end, True)):
-            state = kb.for_(lo, hi, c(1), state,
+            state = kb.for_(lo, hi, c(1), state,    # kept loops: unrolled, two of them
                             lambda kb, t, *s, masked=masked: self._tile(t, list(s), end,
-                                                                        masked))
+                                                                        masked),
+                            unroll=False)                 # run out of registers
         self._epilogue(state)
 
     def _tile_bounds(self):
