@@ -135,6 +135,9 @@ class _PyCudaDevice:
     def memset_d8(self, pointer, value, nbytes):
         self.drv.memset_d8(int(pointer), int(value), int(nbytes))
 
+    def memcpy_dtod(self, target, source, nbytes):
+        self.drv.memcpy_dtod(int(target), int(source), int(nbytes))
+
     def module_from_buffer(self, image):
         """A module from PTX text or a cubin's bytes."""
         return _PyCudaModule(self.drv, self.drv.module_from_buffer(

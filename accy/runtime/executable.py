@@ -256,10 +256,9 @@ class _Run:
             self.bound.pop(v, None)
 
     def copy(self, source, target, nbytes):
+        """A device-to-device copy (a loop's initial states and copied yields)."""
         if nbytes and source != target:
-            data = np.empty(nbytes, np.uint8)
-            self.dev.memcpy_dtoh(data, source)
-            self.dev.memcpy_htod(target, data)
+            self.dev.memcpy_dtod(target, source, nbytes)
 
     def run(self, arrays):
         try:

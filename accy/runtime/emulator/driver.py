@@ -58,6 +58,10 @@ class Emulator:
         raw = array.reshape(-1).view(np.uint8)     # a view: writing it writes `array`
         raw[:] = self._buffer(pointer, raw.size)[:raw.size]
 
+    def memcpy_dtod(self, target, source, nbytes):
+        """Copy `nbytes` between device addresses (as PyCUDA's memcpy_dtod, target first)."""
+        self._buffer(target, nbytes)[:nbytes] = self._buffer(source, nbytes)[:nbytes].copy()
+
     def to_device(self, array):
         array = np.ascontiguousarray(array)
         pointer = self.mem_alloc(array.nbytes)
