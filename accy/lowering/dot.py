@@ -89,12 +89,12 @@ Under `fast` a float dot accumulates in f32 (f64 when the accumulation or the re
 import math
 from dataclasses import dataclass, replace
 
+from accy._core.types import numpy_dtype
 from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, MAX_SHARED, SMS, Launch
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
-from accy._core.types import numpy_dtype
 from accy.tensor.dialect import accumulation_type
 
 FLOATS = ("f64", "f32", "f16", "bf16")
