@@ -1,6 +1,6 @@
 """Compile-time benchmark: how long accy takes from a traced function to PTX text, per kernel,
-for a vector add, a row softmax and a layer norm, next to Triton compiling the equivalent
-kernels to PTX for sm_90 in the same run (when Triton is installed; `triton.compile` with a
+for a vector add, a row softmax, a layer norm and a bf16 tensor-core matmul (4096^3), next to
+Triton compiling the equivalent kernels to PTX for sm_90 in the same run (when Triton is installed; `triton.compile` with a
 `GPUTarget("cuda", 90, 32)` needs no GPU). ptxas (PTX -> cubin) is timed apart for both.
 
 Measures, best of --repeats cold runs (each accy run traces afresh and compiles a new module;
@@ -34,6 +34,7 @@ from ir_core import best_of, print_table
 TARGET_MS = 2.0
 TARGET_RATIO = 50.0
 ROWS, COLS, N = 4096, 1024, 1 << 20
+MATMUL = 4096
 
 
 def workloads():
@@ -41,10 +42,13 @@ def workloads():
     x, y = (rng.standard_normal(N).astype(np.float32) for _ in range(2))
     m = rng.standard_normal((ROWS, COLS)).astype(np.float32)
     w, b = (rng.standard_normal(COLS).astype(np.float32) for _ in range(2))
+    import ml_dtypes
+    a = np.empty((MATMUL, MATMUL), ml_dtypes.bfloat16)    # tracing reads shapes and dtypes
     return {
         "add": (lambda x, y: x + y, (x, y)),
         "softmax": (lambda x: ops.softmax(x), (m,)),
         "layer_norm": (lambda x, w, b: ops.layer_norm(x, w, b), (m, w, b)),
+        "matmul": (lambda a, b: a @ b, (a, a)),
     }
 
 
@@ -114,7 +118,22 @@ def triton_kernels():
         y = c * rstd * tl.load(w_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask)
         tl.store(out_ptr + row * cols + offs, y, mask=mask)
 
+    @triton.jit
+    def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr):
+        rows = tl.program_id(0) * BM + tl.arange(0, BM)
+        cols = tl.program_id(1) * BN + tl.arange(0, BN)
+        ks = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
+            b = tl.load(b_ptr + (k + ks)[:, None] * N + cols[None, :])
+            acc += tl.dot(a, b)
+        tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.bfloat16))
+
     return triton, {
+        "matmul": (matmul, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*bf16", "M": "i32",
+                            "N": "i32", "K": "i32"}, {"BM": 128, "BN": 256, "BK": 32}),
         "add": (add, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
                 {"BLOCK": 1024}),
         "softmax": (softmax, {"x_ptr": "*fp32", "out_ptr": "*fp32", "cols": "i32"},
