@@ -343,7 +343,20 @@ def _prebound(text, static):
     return lines
 
 
+SELECT_TYPE = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}   # selp.{type}
 _PREBOUND = {}          # (op, dtype, variant) -> its `_prebound` template lines
+_OPCODE = {}            # the same key -> the opcode when those lines are one `opcode d, a[, b]`
+
+
+def _one_instruction(lines):
+    """The opcode of prebound template `lines` that are one instruction `opcode {d}, {a}` or
+    `opcode {d}, {a}, {b}` (emitted by `op` directly, skipping the template machinery)."""
+    if len(lines) == 1:
+        parts = lines[0]
+        if parts[1::2] in (["d", "a"], ["d", "a", "b"]) and parts[0].endswith(" ") and \
+                all(sep == ", " for sep in parts[2:-1:2]) and parts[-1] == "":
+            return parts[0][:-1]
+    return None
 
 
 def _signed_magic(d, width):
@@ -899,17 +912,17 @@ class _Kernel:
         self._arith(op, "fma")
 
     def _op_select(self, op):
-        c, a, b = (self.reg(v) for v in op.operands)
-        dtype = self._dtype(op.results[0])
+        (result,), operands = op.results, op.operands
+        c, a, b = (self.values[v] for v in operands)
+        dtype = self._dtype(result)
         if dtype == "i1":
             x = self.op("and.pred", c, a)
             y = self.op("and.pred", self.op("not.pred", c), b)
-            return self.define(op.results[0], self.op("or.pred", x, y))
-        cls, t, _, _, _ = STORAGE[dtype]
-        typ = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}[cls]
-        if op.operands[1] in self.nonneg and op.operands[2] in self.nonneg:
-            self.nonneg.add(op.results[0])
-        self.define(op.results[0], self.op(f"selp.{typ}", a, b, c))
+            return self.define(result, self.op("or.pred", x, y))
+        cls = STORAGE[dtype][0]
+        if operands[1] in self.nonneg and operands[2] in self.nonneg:
+            self.nonneg.add(result)
+        self.define(result, self.op(f"selp.{SELECT_TYPE[cls]}", a, b, c))
 
     def _op_is_finite(self, op):
         dtype = self._dtype(op.operands[0])
@@ -926,36 +939,40 @@ class _Kernel:
 
     def _op_cmp(self, op):
         a, b = op.operands
+        (result,) = op.results
         dtype = self._dtype(a)
         pred = COMPARE[op.attributes["predicate"]]
         if dtype == "i1":
             x, y = (self.op("selp.u32", 1, 0, self.reg(v)) for v in (a, b))
-            return self.define(op.results[0], self.op(f"setp.{pred}.u32", x, y))
+            return self.define(result, self.op(f"setp.{pred}.u32", x, y))
         if dtype in ("f64", "f32", "f16", "bf16"):
             (x, t), (y, _) = self._float_operand(a, dtype), self._float_operand(b, dtype)
             pred = "neu" if pred == "ne" else pred
         else:
             x, y, t = self.reg(a), self.reg(b), STORAGE[dtype][1]
-        self.define(op.results[0], self.op(f"setp.{pred}.{t}", x, y))
+        self.define(result, self.op(f"setp.{pred}.{t}", x, y))
 
     def _arith(self, op, name):
-        dtype = self._dtype(op.results[0])
+        # op.results / op.operands make new handles on each access: read them once
+        (result,), operands = op.results, op.operands
+        dtype = self._dtype(result)
         if name == "shr" and op.attributes.get("arithmetic", False):
             name = "shra"
-        args = [self.reg(v) for v in op.operands]
+        values = self.values
+        args = [values[v] for v in operands]
         if dtype == "i1":
             d = self._bool(name, args)
         elif dtype in BITS:
-            d = self._int(name, dtype, args, op.operands)
-            if _stays_nonneg(name, dtype, op.operands, self.nonneg, self.consts):
-                self.nonneg.add(op.results[0])
+            d = self._int(name, dtype, args, operands)
+            if _stays_nonneg(name, dtype, operands, self.nonneg, self.consts):
+                self.nonneg.add(result)
         elif name in ("max", "min") and op.attributes.get("approx", False):
             d = self.op(f"{name}.f32", *args)
         elif name == "exp2" and op.attributes.get("approx", False):
             d = self._f32_fast(name, args[0])
         else:
             d = self._float(name, dtype, args)
-        self.define(op.results[0], d)
+        values[result] = d
 
     def _bool(self, name, args):
         if name == "not":
@@ -974,6 +991,9 @@ class _Kernel:
             return self._by_constant(name, dtype, args[0], self.consts[operands[1]],
                                      operands[0] in self.nonneg)
         key = (name, dtype, constant_divisor)
+        opcode = _OPCODE.get(key)
+        if opcode is not None:
+            return self.op(opcode, *args, cls=cls)
         lines = _PREBOUND.get(key)
         if lines is None:
             text = INT["shra" if name == "shra" else name]
@@ -989,6 +1009,8 @@ class _Kernel:
                     text = text.replace(line, "").replace(*alias)
             lines = _PREBOUND[key] = _prebound(
                 text, dict(t=t, w=w, n=n, n1=n - 1, mask=(1 << n) - 1))
+            if dtype not in SMALL and _one_instruction(lines):
+                _OPCODE[key] = _one_instruction(lines)
         d = self.new(cls)
         bind = dict(zip("abc", args))
         bind["d"] = d
@@ -1119,11 +1141,11 @@ class _Kernel:
 
     # ---- convert ----------------------------------------------------------------------------
     def _op_convert(self, op):
-        src, dst = self._dtype(op.operands[0]), self._dtype(op.results[0])
-        if src in BITS and dst in BITS and op.operands[0] in self.nonneg and \
-                BITS[dst] >= BITS[src]:
-            self.nonneg.add(op.results[0])
-        self.define(op.results[0], self.convert(self.reg(op.operands[0]), src, dst))
+        (source,), (result,) = op.operands, op.results
+        src, dst = self._dtype(source), self._dtype(result)
+        if src in BITS and dst in BITS and source in self.nonneg and BITS[dst] >= BITS[src]:
+            self.nonneg.add(result)
+        self.define(result, self.convert(self.reg(source), src, dst))
 
     def convert(self, x, src, dst):
         floats = ("f64", "f32", "f16", "bf16")
