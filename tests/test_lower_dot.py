@@ -260,6 +260,22 @@ def test_a_generated_dot_schedule_sets_tiles_stages_and_slices(tile_m, tile_n, s
     assert other.kernels[0].launch.grid[1] == 1 and other.kernels[0].launch.block == (128, 1, 1)
 
 
+def test_a_generated_split_must_give_that_many_slices(rng):
+    """K = 96 in 32-deep stages makes 1, 2 or 3 slices, never 4: asking for 4 is an error
+    naming the schedule rather than a kernel that runs another split than asked."""
+    a, b = draw(rng, (64, 96), "bf16"), draw(rng, (96, 64), "bf16")
+    with pytest.raises(accy.AccyError, match=r"K = 96 cannot be cut into 4 slices of whole "
+                                             r"32-deep stages \(slices of 32 give 3\)"):
+        accy.compile(lambda x, y: x @ y, a, b,
+                     target=_dot_schedule(64, 64, 96, "bf16", 64, 64, 3, 4))
+    got, exe = compile_and_run(lambda x, y: x @ y, [a, b], "mma split-k",
+                               target=_dot_schedule(64, 64, 96, "bf16", 64, 64, 3, 3))
+    assert exe.kernels[0].launch.grid == (1, 3, 1)
+    want = f64(a) @ f64(b)
+    assert_within(got, want, UNIT["bf16"] * np.abs(want) + dot_error_bound("ik,kj->ij", a, b,
+                                                                            96))
+
+
 def test_a_generated_dot_schedule_must_fit_shared_memory(rng):
     """8 stages of 128 x 256 bf16 tiles (192 KiB) fit an sm_90's shared memory, not an
     sm_86's: an error naming the schedule (a TargetError, through the kernelize pass), at

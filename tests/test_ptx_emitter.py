@@ -646,34 +646,81 @@ def test_constant_divisors(dtype, rng, device, ptxas):
 
 @pytest.mark.parametrize("divisor", [2, 4096, 1 << 40, 3, 641, 6144, 1_000_003, -8, -7])
 def test_constant_divisors_of_indices(divisor, device, ptxas):
-    """An index (a grid-stride loop's, scaled and offset: known >= 0) divided by a constant:
-    by a shift or a mask for a positive power of two, with no sign correction otherwise."""
+    """An index (a grid-stride loop's up to a constant, scaled and offset: known to lie in
+    [0, 2^63)) divided by a constant: by a shift or a mask for a positive power of two, with
+    no sign correction otherwise."""
+    count = 300
     ctx = Context()
     m = Module.create(ctx)
-    kb = KernelBuilder(ctx, m.body, "index_division", [ptr_type("i64"), scalar("i64")])
-    out, n = kb.params
+    kb = KernelBuilder(ctx, m.body, "index_division", [ptr_type("i64")])
+    (out,) = kb.params
     c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
 
     def body(kb, i):
         x = kb.op("add", kb.op("mul", i, c(8191)), c((1 << 40) + 12345))
         kb.store(kb.op("div", x, c(divisor)), out, kb.op("mul", i, c(2)))
         kb.store(kb.op("rem", x, c(divisor)), out, kb.op("add", kb.op("mul", i, c(2)), c(1)))
-    kb.for_(kb.global_index(), n, kb.grid_size(), [], body)
+    kb.for_(kb.global_index(), c(count), kb.grid_size(), [], body)
     kb.finish()
     text = emit_module(m, arch="sm_80")
     ptxas(text)
     assert not re.search(r"\b(?:div|rem)\.s64 ", text) and ", 63;" not in text, text
     if divisor in (2, 4096, 1 << 40):
         assert "mul.hi" not in text, text
-    count = 300
     po = device.dev.mem_alloc(2 * count * 8)
     device.dev.module_from_buffer(text).get_function("index_division")(
-        po, np.int64(count), block=(128, 1, 1), grid=(2, 1, 1))
+        po, block=(128, 1, 1), grid=(2, 1, 1))
     got = device.dev.from_device(po, (count, 2), np.int64)
     x = [i * 8191 + (1 << 40) + 12345 for i in range(count)]
     quotient = [abs(v) // abs(divisor) * (1 if divisor > 0 else -1) for v in x]
     assert got[:, 0].tolist() == quotient
     assert got[:, 1].tolist() == [v - q * divisor for v, q in zip(x, quotient)]
+
+
+def _wrapped(v, bits):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def test_index_arithmetic_that_may_wrap_keeps_the_sign_correction(device, ptxas):
+    """i * C + D over non-negative i wraps negative for a large C (a hash of an int64 iota):
+    its division by a constant keeps the sign correction and truncates toward zero."""
+    count, big, offset = 64, 6364136223846793005, 1442695040888963407
+    ctx = Context()
+    m = Module.create(ctx)
+    kb = KernelBuilder(ctx, m.body, "hash", [ptr_type("i64")])
+    (out,) = kb.params
+    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+
+    def body(kb, i):
+        x = kb.op("add", kb.op("mul", i, c(big)), c(offset))
+        for j, (op, d) in enumerate((("div", 7), ("rem", 8), ("rem", 10), ("div", 16))):
+            kb.store(kb.op(op, x, c(d)), out, kb.op("add", kb.op("mul", i, c(4)), c(j)))
+    kb.for_(kb.global_index(), c(count), kb.grid_size(), [], body)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    po = device.dev.mem_alloc(4 * count * 8)
+    device.dev.module_from_buffer(text).get_function("hash")(po, block=(32, 1, 1),
+                                                              grid=(2, 1, 1))
+    got = device.dev.from_device(po, (count, 4), np.int64)
+    xs = [_wrapped(i * big + offset, 64) for i in range(count)]
+    assert sum(x < 0 for x in xs) > 10                  # the case at hand: many wrap
+    for x, row in zip(xs, got.tolist()):
+        q7, q8, q10, q16 = (int(x / d) if abs(x) < 2**52 else
+                            (abs(x) // d) * (1 if x >= 0 else -1) for d in (7, 8, 10, 16))
+        assert row == [q7, x - q8 * 8, x - q10 * 10, q16], (x, row)
+
+
+def test_a_non_negative_byte_reinterpreted_as_signed_loses_its_bound():
+    """(x & 0xF0) is in [0, 240] as u8, but as i8 it is negative from 128: converted on to
+    i32 and divided by 3 it truncates toward zero (-96 // 3 ... -32, not -33)."""
+    import accy
+    x = np.arange(256, dtype=np.uint8)
+    exe = accy.compile(lambda x: (x & np.uint8(0xF0)).astype("i8").astype("i32") // 3, x)
+    got = np.asarray(exe.run(x, device="emulator"))
+    want = np.asarray(exe.run(x, device="reference"))
+    np.testing.assert_array_equal(got, want)
 
 
 def test_special_registers(device, ptxas):

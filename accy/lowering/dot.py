@@ -214,8 +214,8 @@ def mma_plan(item, target):
     count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
     if generated is None:
         depth = _slice_depth(count * math.prod(batch), k)
-    else:                       # that many slices of whole stages (the last may be shorter)
-        depth = k if generated.splits == 1 else -(-k // (generated.splits * BK)) * BK
+    else:
+        depth = _generated_depth(generated)
     grid = (count, -(-k // depth), math.prod(batch))
     if grid[0] > GRID_X_LIMIT or grid[2] > GRID_YZ_LIMIT:
         return None
@@ -268,6 +268,21 @@ def _generated_tiles(schedule, arch):
             f"{schedule.dtype}: {tiles.stages} stages of {tiles.bm} x {tiles.bn} tiles need "
             f"{need // 1024} KiB of shared memory; {arch} allows {MAX_SHARED[arch] // 1024} KiB")
     return tiles
+
+
+def _generated_depth(schedule):
+    """K elements of one slice when a generated schedule cuts K into `splits` slices of whole
+    stages (the last may be shorter); a cut that cannot give exactly that many is an error."""
+    k, splits = schedule.k, schedule.splits
+    if splits == 1:
+        return k
+    depth = -(-k // (splits * BK)) * BK
+    if -(-k // depth) != splits:
+        raise TargetError(
+            f"accy.target.dot_schedules entry for {schedule.m} x {schedule.n} x {k} "
+            f"{schedule.dtype}: K = {k} cannot be cut into {splits} slices of whole "
+            f"{BK}-deep stages (slices of {depth} give {-(-k // depth)})")
+    return depth
 
 
 def _fit(tiles, itemsize):

@@ -343,6 +343,11 @@ def _prebound(text, static):
     return lines
 
 
+# the largest values of the special registers under CUDA's launch limits (others: below 2^31)
+SPECIAL_BOUNDS = {"tid.x": 1023, "tid.y": 1023, "tid.z": 63, "ntid.x": 1024, "ntid.y": 1024,
+                  "ntid.z": 64, "ctaid.x": 2**31 - 2, "ctaid.y": 65534, "ctaid.z": 65534,
+                  "nctaid.x": 2**31 - 1, "nctaid.y": 65535, "nctaid.z": 65535, "laneid": 31,
+                  "warpid": 31}
 SELECT_TYPE = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}   # selp.{type}
 _PREBOUND = {}          # (op, dtype, variant) -> its `_prebound` template lines
 _OPCODE = {}            # the same key -> the opcode when those lines are one `opcode d, a[, b]`
@@ -381,20 +386,33 @@ def _signed_magic(d, width):
             return q2 + 1, p - width
 
 
-def _stays_nonneg(name, dtype, operands, known, consts):
-    """Whether integer op `name` gives a value >= 0 from `operands` (`known`: those known to
-    be >= 0). add and mul count for i64 only (index arithmetic, which never nears 2^63; an
-    i32 or narrower sum could wrap); a division needs a positive constant divisor (x / 0 is -1)."""
+def _bound(name, dtype, operands, bounds, consts):
+    """An upper bound of integer op `name`'s result when it is known to lie in [0, bound]
+    (`bounds`: such bounds of values; `consts`: constants), else None. A sum or product counts
+    only while its bound stays within the dtype, so arithmetic that may wrap (a hash of an
+    int64 iota) is never taken for non-negative."""
+    a = bounds.get(operands[0])
+    b = bounds.get(operands[1]) if len(operands) > 1 else None
+    top = (1 << (BITS[dtype] - 1)) - 1 if dtype != "u8" else 255
     if name in ("add", "mul"):
-        return dtype == "i64" and operands[0] in known and operands[1] in known
-    if name in ("rem", "shr"):                  # the sign of the dividend; shifted down
-        return operands[0] in known
-    if name == "div":
-        return operands[0] in known and consts.get(operands[1], 0) > 0
-    if name in ("min", "max", "and"):
-        inside = [v in known for v in operands]
-        return all(inside) if name == "min" else any(inside)
-    return False
+        out = None if a is None or b is None else a + b if name == "add" else a * b
+    elif name == "rem":                     # the sign of the dividend, below the divisor
+        c = consts.get(operands[1])
+        out = a if a is None or not c else min(a, abs(c) - 1)
+    elif name == "div":                     # x / 0 is -1: a positive constant divisor only
+        c = consts.get(operands[1], 0)
+        out = a // c if a is not None and c > 0 else None
+    elif name == "shr":                     # logical: shifted down
+        out = a if a is None else a >> max(0, min(consts.get(operands[1], 0), 63))
+    elif name == "min":
+        out = None if a is None or b is None else min(a, b)
+    elif name == "max":
+        out = None if a is None and b is None else top if a is None or b is None else max(a, b)
+    elif name == "and":                     # the sign bit cleared by either
+        out = None if a is None and b is None else min(x for x in (a, b) if x is not None)
+    else:
+        out = None
+    return out if out is not None and out <= top else None
 
 
 def _int_imm(value):
@@ -454,8 +472,9 @@ class _Kernel:
         self.nlabels = 0
         self.values = {}            # kl Value -> register
         self.consts = {}            # kl Value -> Python number (constants)
-        self.nonneg = set()         # integer kl Values known >= 0 (index arithmetic), whose
-                                    # division by a constant needs no sign correction
+        self.bounds = {}            # integer kl Value -> b when it is known to lie in [0, b]
+                                    # (index arithmetic): its division by a constant needs
+                                    # no sign correction
         self.shared = []            # .shared declarations of the kernel
         self.extern = []            # its dynamic shared array, declared at module scope
 
@@ -581,7 +600,7 @@ class _Kernel:
 
     # ---- structure --------------------------------------------------------------------------
     def _op_special(self, op):
-        self.nonneg.add(op.results[0])          # thread and block registers are below 2^31
+        self.bounds[op.results[0]] = SPECIAL_BOUNDS.get(op.attributes["register"], 2**31 - 1)
         self.define(op.results[0], self.op("mov.u32", "%" + op.attributes["register"]))
 
     def _op_constant(self, op):
@@ -603,7 +622,7 @@ class _Kernel:
             return self.define(value, self.op(f"mov.{dtype}", imm))
         self.consts[value] = int(array)
         if int(array) >= 0:
-            self.nonneg.add(value)
+            self.bounds[value] = int(array)
         width = 64 if dtype == "i64" else 32
         return self.define(value, self.op(f"mov.b{width}", _int_imm(int(array)), cls=cls))
 
@@ -856,8 +875,8 @@ class _Kernel:
         lo, hi, step, *inits = op.operands
         body = op.regions[0].entry
         iv, *carried = body.arguments
-        if lo in self.nonneg and step in self.nonneg:       # it only grows from lo
-            self.nonneg.add(iv)
+        if lo in self.bounds and step in self.bounds:       # it grows from lo, below hi
+            self.bounds[iv] = max(0, self.bounds.get(hi, 2**63 - 1) - 1)
         self.define(iv, self._mov(self.reg(lo)))
         regs = [self.define(a, self._mov(self.reg(v))) for a, v in zip(carried, inits)]
         top, end = self.label(), self.label()
@@ -920,8 +939,8 @@ class _Kernel:
             y = self.op("and.pred", self.op("not.pred", c), b)
             return self.define(result, self.op("or.pred", x, y))
         cls = STORAGE[dtype][0]
-        if operands[1] in self.nonneg and operands[2] in self.nonneg:
-            self.nonneg.add(result)
+        if operands[1] in self.bounds and operands[2] in self.bounds:
+            self.bounds[result] = max(self.bounds[operands[1]], self.bounds[operands[2]])
         self.define(result, self.op(f"selp.{SELECT_TYPE[cls]}", a, b, c))
 
     def _op_is_finite(self, op):
@@ -964,8 +983,9 @@ class _Kernel:
             d = self._bool(name, args)
         elif dtype in BITS:
             d = self._int(name, dtype, args, operands)
-            if _stays_nonneg(name, dtype, operands, self.nonneg, self.consts):
-                self.nonneg.add(result)
+            bound = _bound(name, dtype, operands, self.bounds, self.consts)
+            if bound is not None:
+                self.bounds[result] = bound
         elif name in ("max", "min") and op.attributes.get("approx", False):
             d = self.op(f"{name}.f32", *args)
         elif name == "exp2" and op.attributes.get("approx", False):
@@ -989,7 +1009,7 @@ class _Kernel:
             self.consts[operands[1]] not in (0, -1)
         if constant_divisor and dtype in ("i32", "i64"):
             return self._by_constant(name, dtype, args[0], self.consts[operands[1]],
-                                     operands[0] in self.nonneg)
+                                     operands[0] in self.bounds)
         key = (name, dtype, constant_divisor)
         opcode = _OPCODE.get(key)
         if opcode is not None:
@@ -1143,8 +1163,9 @@ class _Kernel:
     def _op_convert(self, op):
         (source,), (result,) = op.operands, op.results
         src, dst = self._dtype(source), self._dtype(result)
-        if src in BITS and dst in BITS and source in self.nonneg and BITS[dst] >= BITS[src]:
-            self.nonneg.add(result)
+        bound = self.bounds.get(source)
+        if bound is not None and dst in BITS and bound < 1 << (BITS[dst] - (dst != "u8")):
+            self.bounds[result] = bound             # the same value in the new dtype
         self.define(result, self.convert(self.reg(source), src, dst))
 
     def convert(self, x, src, dst):
