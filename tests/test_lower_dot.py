@@ -168,6 +168,26 @@ def test_fused_epilogues(case, dtype, rng):
     assert_within(got, want, bound, case)
 
 
+@pytest.mark.parametrize("n", [24, 26])
+def test_an_epilogue_with_outputs_of_two_widths(n, rng):
+    """One kernel writes the biased dot (bf16) and its tanh in f32: 4 columns a thread (16
+    bytes of f32, 8 of bf16) when N is a multiple of 4, one at a time otherwise (w is N x K,
+    read K-major, so any N takes the tensor cores)."""
+    def fn(x, w, b):
+        y = x @ ops.transpose(w, (1, 0)) + b
+        return y, ops.astype(ops.tanh(y), "f32")
+    x, w, b = draw(rng, (33, 40), "bf16", 40 ** -0.5), draw(rng, (n, 40), "bf16"), \
+        draw(rng, (n,), "bf16")
+    (y, t), exe = compile_and_run(fn, [x, w, b], "mma")
+    assert len(exe.kernels) == 1, exe.report()
+    assert ("st.global.v4.f32" in exe.ptx) == (n % 4 == 0)
+    d = f64(x) @ f64(w).T + f64(b)
+    bound = 4 * UNIT["bf16"] * (np.abs(d) + 1) + 2 * dot_error_bound("ik,jk->ij", x, w, 40)
+    assert y.dtype == NP["bf16"] and t.dtype == np.float32
+    assert_within(y, d, bound, "dot + bias")
+    assert_within(t, np.tanh(d), bound, "tanh")
+
+
 def test_large_tiles_stage_results_in_two_bands(rng, monkeypatch):
     """With enough blocks to fill the GPU the kernel takes 128 x 256 tiles of 8 warps and
     three stages in dynamic shared memory; its epilogue stages the results in two bands of 64
