@@ -5,6 +5,8 @@ float64 matmul within f32 accumulation error; split-K ("mma split-k") for few ti
 K; f32 operands under the fast tier ("mma tf32": m16n8k8 on tf32-rounded operands, within
 tf32 rounding error); the FMA path ("serial") for what the tensor cores do not take. Kernels run on the CPU emulator over fresh random inputs; every PTX text goes
 through ptxas for sm_80 and sm_90 with no register spills."""
+from dataclasses import replace
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -106,14 +108,17 @@ TRAFFIC_CASES = {"plain": ("ik,kj->ij", (128, 96), (96, 64)),
                  "lhs_t": ("ki,kj->ij", (96, 128), (96, 64))}
 
 
+@pytest.mark.parametrize("bk", [32, 64])
 @pytest.mark.parametrize("tiles", ["SMALL", "MEDIUM", "LARGE"])
 @pytest.mark.parametrize("case", sorted(TRAFFIC_CASES))
-def test_tensor_core_memory_traffic(tiles, case, rng, monkeypatch):
+def test_tensor_core_memory_traffic(tiles, case, bk, rng, monkeypatch):
     """Every shared-memory access of the tensor-core kernel is free of bank conflicts (the
     operand swizzle for cp.async and ldmatrix, the staging swizzle for the accumulators
     written as pairs and read back 8 floats a lane), and every global access takes the fewest
-    32-byte sectors (coalesced), in each tile configuration and operand layout."""
-    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: getattr(dot_lowering, tiles))
+    32-byte sectors (coalesced), in each tile configuration, operand layout and stage depth
+    (64-deep K-major rows are 8 chunks: the full 3-bit swizzle)."""
+    config = replace(getattr(dot_lowering, tiles), bk=bk, stages=2)
+    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
     spec, lhs_shape, rhs_shape = TRAFFIC_CASES[case]
     a, b = draw(rng, lhs_shape, "bf16"), draw(rng, rhs_shape, "bf16")
     traffic, exe = memory_traffic(lambda x, y: einsum(spec, x, y), [a, b])
@@ -248,30 +253,34 @@ def test_tiles_by_problem_size():
     assert tiles(1024, 1024, 32) is dot_lowering.LARGE
 
 
-def _dot_schedule(m, n, k, dtype, tile_m, tile_n, stages, splits, arch="sm_90"):
+def _dot_schedule(m, n, k, dtype, tile_m, tile_n, stages, splits, arch="sm_90", tile_k=32):
     return {"arch": arch, "dot_schedules": [{"m": m, "n": n, "k": k, "dtype": dtype,
                                              "tile_m": tile_m, "tile_n": tile_n,
-                                             "stages": stages, "splits": splits}]}
+                                             "tile_k": tile_k, "stages": stages,
+                                             "splits": splits}]}
 
 
-@pytest.mark.parametrize("tile_m,tile_n,stages,splits,schedule", [
-    (128, 256, 4, 1, "mma"),            # more stages than the default's 3
-    (64, 64, 2, 1, "mma"),
-    (128, 128, 3, 3, "mma split-k"),    # split-K where the default would not split
+@pytest.mark.parametrize("tile_m,tile_n,tile_k,stages,splits,schedule", [
+    (128, 256, 32, 4, 1, "mma"),        # more stages than the default's 3
+    (64, 64, 32, 2, 1, "mma"),
+    (128, 128, 32, 3, 3, "mma split-k"),    # split-K where the default would not split
+    (128, 256, 64, 3, 1, "mma"),        # 64-deep stages
+    (64, 64, 64, 4, 2, "mma split-k"),
 ])
-def test_a_generated_dot_schedule_sets_tiles_stages_and_slices(tile_m, tile_n, stages, splits,
-                                                               schedule, rng):
+def test_a_generated_dot_schedule_sets_tiles_stages_and_slices(tile_m, tile_n, tile_k, stages,
+                                                               splits, schedule, rng):
     """The target's generated schedule for the dot's M, N, K and dtype decides its tiles,
-    pipeline stages and K slices (the launch shows them), and the result is the same dot."""
+    stage depth, pipeline stages and K slices (the launch shows them), and the result is the
+    same dot."""
     a, b = draw(rng, (2, 130, 200), "bf16"), draw(rng, (2, 200, 72), "bf16")
-    target = _dot_schedule(130, 72, 200, "bf16", tile_m, tile_n, stages, splits)
+    target = _dot_schedule(130, 72, 200, "bf16", tile_m, tile_n, stages, splits,
+                           tile_k=tile_k)
     got, exe = compile_and_run(lambda x, y: x @ y, [a, b], schedule, target=target)
     (kernel,) = exe.kernels
     tiles = -(-130 // tile_m) * -(-72 // tile_n)
-    slices = 1 if splits == 1 else -(-200 // (-(-200 // (splits * 32)) * 32))
-    assert kernel.launch.grid == (tiles, slices, 2)
+    assert kernel.launch.grid == (tiles, splits, 2)
     assert kernel.launch.block == (32 * (8 if tile_n == 256 else 4), 1, 1)
-    assert kernel.launch.shared_bytes >= (tile_m + tile_n) * 32 * 2 * stages
+    assert kernel.launch.shared_bytes >= (tile_m + tile_n) * tile_k * 2 * stages
     spec = "bik,bkj->bij"
     want = np.einsum(spec, f64(a), f64(b))
     assert_within(got, want, UNIT["bf16"] * np.abs(want) + dot_error_bound(spec, a, b, 200))

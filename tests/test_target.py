@@ -35,14 +35,15 @@ def test_a_full_profile_round_trips_through_text():
 
 def test_dot_schedules_are_keyed_by_m_n_k_and_dtype():
     m = _module('{dot_schedules = [{m = 4096, n = 4096, k = 4096, dtype = "bf16", tile_m = 128, '
-                'tile_n = 256, stages = 4, splits = 1}, {m = 4096, n = 4096, k = 4096, '
-                'dtype = "f16", tile_m = 128, tile_n = 128, stages = 3, splits = 2}]}')
+                'tile_n = 256, tile_k = 64, stages = 4, splits = 1}, {m = 4096, n = 4096, '
+                'k = 4096, dtype = "f16", tile_m = 128, tile_n = 128, tile_k = 32, stages = 3, '
+                'splits = 2}]}')
     p = read_target_profile(parse(m.print()))
     assert p.dot_schedule(4096, 4096, 4096, "bf16") == DotSchedule(4096, 4096, 4096, "bf16",
-                                                                   128, 256, 4, 1)
+                                                                   128, 256, 64, 4, 1)
     assert p.dot_schedule(4096, 4096, 4096, "f16").splits == 2
     assert p.dot_schedule(4096, 4096, 2048, "bf16") is None
-    assert "dot schedule 4096 x 4096 x 4096 bf16: 128 x 256 tiles, 4 stages" in p.text()
+    assert "dot schedule 4096 x 4096 x 4096 bf16: 128 x 256 tiles, 4 stages of 64" in p.text()
 
 
 @pytest.mark.parametrize("text,key", [
@@ -61,15 +62,19 @@ def test_dot_schedules_are_keyed_by_m_n_k_and_dtype():
     ('{scan_schedules = [{length = 8, dtype = "f32", threads = 32, elements_per_thread = 1}, '
      '{length = 8, dtype = "f32", threads = 64, elements_per_thread = 1}]}', "repeats"),
     ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 128, tile_n = 64, '
-     'stages = 3, splits = 1}]}', "tile_m x tile_n must be one of"),
-    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "f64", tile_m = 64, tile_n = 64, '
-     'stages = 3, splits = 1}]}', "dtype must be one of f16, bf16, f32"),
+     'tile_k = 32, stages = 3, splits = 1}]}', "tile_m x tile_n must be one of"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "f32", tile_m = 64, tile_n = 64, '
+     'tile_k = 64, stages = 3, splits = 1}]}', "tile_k must be one of 32 for f32"),
     ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 64, tile_n = 64, '
-     'stages = 1, splits = 1}]}', "stages must be 2 to 8"),
+     'tile_k = 16, stages = 3, splits = 1}]}', "tile_k must be one of 32, 64 for bf16"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "f64", tile_m = 64, tile_n = 64, '
+     'tile_k = 32, stages = 3, splits = 1}]}', "dtype must be one of f16, bf16, f32"),
+    ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 64, tile_n = 64, '
+     'tile_k = 32, stages = 1, splits = 1}]}', "stages must be 2 to 8"),
     ('{dot_schedules = [{m = 8, n = 8, k = 8, dtype = "bf16", tile_m = 64, tile_n = 64, '
      'stages = 3}]}', "needs exactly the keys"),
     ('{dot_schedules = [{m = 8, n = 8, k = 0, dtype = "bf16", tile_m = 64, tile_n = 64, '
-     'stages = 3, splits = 1}]}', "k must be an integer"),
+     'tile_k = 32, stages = 3, splits = 1}]}', "k must be an integer"),
 ])
 def test_malformed_profiles_name_the_key(text, key):
     with pytest.raises(TargetError, match=key):

@@ -115,12 +115,13 @@ STAGE_BUDGET = 96 * 1024    # bytes of staged operands: within sm_86/sm_89's 99 
 @dataclass(frozen=True)
 class Tiles:
     """A block tile of bm x bn outputs, warps_m x warps_n warps each computing a wm x wn part
-    of it, `stages` operand tiles staged at once."""
+    of it, `stages` operand tiles of `bk` K elements staged at once."""
     bm: int
     bn: int
     warps_m: int
     warps_n: int
     stages: int
+    bk: int = BK
 
     @property
     def threads(self):
@@ -259,8 +260,8 @@ def _generated_tiles(schedule, arch):
     (the results staged in the epilogue take no more than the stages)."""
     tiles = next(t for t in (SMALL, MEDIUM, LARGE)
                  if (t.bm, t.bn) == (schedule.tile_m, schedule.tile_n))
-    tiles = replace(tiles, stages=schedule.stages)
-    need = max((tiles.bm + tiles.bn) * BK * ITEMSIZE[schedule.dtype] * tiles.stages,
+    tiles = replace(tiles, stages=schedule.stages, bk=schedule.tile_k)
+    need = max((tiles.bm + tiles.bn) * tiles.bk * ITEMSIZE[schedule.dtype] * tiles.stages,
                _band_bytes(tiles, tiles.warps_m))     # at most what `_MmaKernel` takes
     if need > MAX_SHARED[arch]:
         raise TargetError(
@@ -273,22 +274,22 @@ def _generated_tiles(schedule, arch):
 def _generated_depth(schedule):
     """K elements of one slice when a generated schedule cuts K into `splits` slices of whole
     stages (the last may be shorter); a cut that cannot give exactly that many is an error."""
-    k, splits = schedule.k, schedule.splits
+    k, splits, bk = schedule.k, schedule.splits, schedule.tile_k
     if splits == 1:
         return k
-    depth = -(-k // (splits * BK)) * BK
+    depth = -(-k // (splits * bk)) * bk
     if -(-k // depth) != splits:
         raise TargetError(
             f"accy.target.dot_schedules entry for {schedule.m} x {schedule.n} x {k} "
             f"{schedule.dtype}: K = {k} cannot be cut into {splits} slices of whole "
-            f"{BK}-deep stages (slices of {depth} give {-(-k // depth)})")
+            f"{bk}-deep stages (slices of {depth} give {-(-k // depth)})")
     return depth
 
 
 def _fit(tiles, itemsize):
     """`tiles` keeping as many of its stages as STAGE_BUDGET holds for operand elements of
     `itemsize` bytes (f32 stages are twice as large as 16-bit ones: LARGE keeps 2, MEDIUM 3)."""
-    stage = (tiles.bm + tiles.bn) * BK * itemsize
+    stage = (tiles.bm + tiles.bn) * tiles.bk * itemsize
     return replace(tiles, stages=min(tiles.stages, STAGE_BUDGET // stage))
 
 
@@ -376,9 +377,9 @@ def _band_bytes(tiles, passes):
     return tiles.bm // passes * (tiles.bn + PAD) * 4
 
 
-def _staging(operand, free_tile, base, chunk):
-    return _Staging(free_tile, BK, base, chunk) if operand.k_major else \
-        _Staging(BK, free_tile, base, chunk)
+def _staging(operand, free_tile, bk, base, chunk):
+    return _Staging(free_tile, bk, base, chunk) if operand.k_major else \
+        _Staging(bk, free_tile, base, chunk)
 
 
 @dataclass(frozen=True)
@@ -427,8 +428,8 @@ class _MmaKernel:
         self.element = plan.lhs.value.type.dtype            # as staged
         self.ab = "tf32" if self.element == "f32" else self.element
         itemsize = ITEMSIZE[self.element]
-        self.a = _staging(plan.lhs, t.bm, 0, 16 // itemsize)
-        self.b = _staging(plan.rhs, t.bn, self.a.size, 16 // itemsize)
+        self.a = _staging(plan.lhs, t.bm, t.bk, 0, 16 // itemsize)
+        self.b = _staging(plan.rhs, t.bn, t.bk, self.a.size, 16 // itemsize)
         self.stage = self.a.size + self.b.size              # elements; stages lie one after
         pipeline = itemsize * t.stages * self.stage         # bytes      # another
         # the staged results reuse the pipeline's memory, in as few bands as fit there
@@ -557,16 +558,17 @@ class _MmaKernel:
         next stage, once it has landed, carried into the next trip); returns the accumulators
         (f32, 4 per 16 x 8 fragment, fragments row-major over the warp tile)."""
         kb, c, t = self.kb, self.c, self.t
-        steps = -(-self.plan.depth // BK)
+        bk = t.bk
+        steps = -(-self.plan.depth // bk)
         ahead, last = t.stages - 1, (t.stages - 1) * self.stage
         for s in range(ahead):      # zero-filled past K: every stage is written before read
-            self._issue(tiles, kb.op("add", self.k_first, c(s * BK)), c(s * self.stage))
+            self._issue(tiles, kb.op("add", self.k_first, c(s * bk)), c(s * self.stage))
             kb.cp_async_wait(t.stages - 2)      # one group per tile
         kb.barrier()
         first = self._fragments(tiles, c(0), 0)
         fragments = (t.wm // 16) * (t.wn // 8)
         nregs = len(first)
-        substeps = BK // self.kstep
+        substeps = bk // self.kstep
 
         def step(kb, k0, stage, *carried):
             regs, acc = list(carried[:nregs]), list(carried[nregs:])
@@ -574,7 +576,7 @@ class _MmaKernel:
                                                                          c(self.stage)))
             for ks in range(substeps):
                 if ks == substeps - 1:
-                    kb.cp_async_wait(t.stages - 2)  # tile k0 + BK has landed ...
+                    kb.cp_async_wait(t.stages - 2)  # tile k0 + bk has landed ...
                     kb.barrier()                    # ... for every thread, this stage is read
                     upcoming = self._fragments(tiles, after, 0)
                 else:
@@ -582,11 +584,11 @@ class _MmaKernel:
                 if ks == 0:     # into the stage read last trip (every thread is past it)
                     free = kb.op("select", kb.cmp("EQ", stage, c(0)), c(last),
                                      kb.op("sub", stage, c(self.stage)))
-                    self._issue(tiles, kb.op("add", k0, c(ahead * BK)), free)
+                    self._issue(tiles, kb.op("add", k0, c(ahead * bk)), free)
                 acc = self._multiply(regs, acc)
                 regs = upcoming
             return [after] + regs + acc
-        out = kb.for_(self.k_first, kb.op("add", self.k_first, c(steps * BK)), c(BK),
+        out = kb.for_(self.k_first, kb.op("add", self.k_first, c(steps * bk)), c(bk),
                       [c(0)] + first + [kb.constant(0.0, "f32")] * (4 * fragments), step,
                       unroll=False)
         kb.cp_async_wait(0)     # the zero-filled copies past K land before the epilogue ...
@@ -612,7 +614,7 @@ class _MmaKernel:
         lanes = []
         if operand.k_major:
             row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, c(8)))
-            for ks in range(BK // 16):
+            for ks in range(t.bk // 16):
                 chunk = kb.op("xor", kb.op("add", kblock, c(2 * ks)), xor)
                 lanes.append(kb.op("add", c(staging.base), kb.op("add", kb.op(
                     "mul", row, c(staging.cols)), kb.op("mul", chunk, c(CHUNK)))))

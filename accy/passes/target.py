@@ -10,7 +10,8 @@
                                                       threads = 512, elements_per_thread = 8}],
                                    dot_schedules = [{m = 4096, n = 4096, k = 4096,
                                                      dtype = "bf16", tile_m = 128,
-                                                     tile_n = 256, stages = 4, splits = 1}]}}
+                                                     tile_n = 256, tile_k = 32,
+                                                     stages = 4, splits = 1}]}}
 
 - arch: sm_80, sm_86, sm_89, sm_90, sm_90a; ptx_version: the PTX ISA version the emitter writes
   (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx, or cubin
@@ -23,8 +24,9 @@
   shape has none use `default_row_schedule` / `default_scan_schedule`, and tensor-core dots
   the rule of `accy.lowering.dot` (`_tiles`, `_slice_depth`). A dot schedule is keyed by the
   dot's M and N (each operand's free dims merged), K and operand dtype, for every batch
-  size; it names a block tile of `DOT_TILES`, its pipeline stages (their shared memory must
-  fit the arch's limit, checked when the dot is lowered) and its split-K slices (1: none).
+  size; it names a block tile of `DOT_TILES`, the K elements of one pipeline stage (32, or 64
+  for 16-bit operands), the stages (their shared memory must fit the arch's limit, checked
+  when the dot is lowered) and its split-K slices (1: none).
 Anything malformed raises TargetError naming the key, never a silent default.
 """
 from dataclasses import dataclass
@@ -72,12 +74,14 @@ class DotSchedule:
     dtype: str
     tile_m: int
     tile_n: int
+    tile_k: int
     stages: int
     splits: int
 
 
 DOT_TILES = ((64, 64), (128, 128), (128, 256))     # the tensor-core kernel's block tiles
 DOT_DTYPES = ("f16", "bf16", "f32")
+DOT_TILE_K = {"f16": (32, 64), "bf16": (32, 64), "f32": (32,)}   # K elements of one stage
 MAX_STAGES = 8
 
 
@@ -119,7 +123,8 @@ class TargetProfile:
         lines += [f"  scan schedule {s.length} x {s.dtype}: {s.threads} threads, "
                   f"{s.elements_per_thread} elements/thread" for s in self.scan_schedules]
         lines += [f"  dot schedule {s.m} x {s.n} x {s.k} {s.dtype}: {s.tile_m} x {s.tile_n} "
-                  f"tiles, {s.stages} stages, {s.splits} K slices" for s in self.dot_schedules]
+                  f"tiles, {s.stages} stages of {s.tile_k}, {s.splits} K slices"
+                  for s in self.dot_schedules]
         return "\n".join(lines)
 
 
@@ -171,7 +176,7 @@ def read_target_profile(op):
         scan_schedules=_schedules(items, "scan_schedules", ScanSchedule, ("length",),
                                   ("threads", "elements_per_thread")),
         dot_schedules=_schedules(items, "dot_schedules", DotSchedule, ("m", "n", "k"),
-                                 ("tile_m", "tile_n", "stages", "splits")))
+                                 ("tile_m", "tile_n", "tile_k", "stages", "splits")))
     if profile.arch == "sm_90a" and PTX_VERSIONS.index(profile.ptx_version) < 1:
         raise TargetError("sm_90a needs ptx_version 8.0 or later")
     return profile
@@ -229,6 +234,10 @@ def _check_dot(fields, where):
         raise TargetError(f"{where}: tile_m x tile_n must be one of "
                           f"{', '.join(f'{m} x {n}' for m, n in DOT_TILES)}, got "
                           f"{fields['tile_m']} x {fields['tile_n']}")
+    if fields["tile_k"] not in DOT_TILE_K[fields["dtype"]]:
+        raise TargetError(f"{where}.tile_k must be one of "
+                          f"{', '.join(map(str, DOT_TILE_K[fields['dtype']]))} for "
+                          f"{fields['dtype']} operands, got {fields['tile_k']}")
     if not 2 <= fields["stages"] <= MAX_STAGES:
         raise TargetError(f"{where}.stages must be 2 to {MAX_STAGES} (one tile in flight at "
                           f"least), got {fields['stages']}")

@@ -9,7 +9,7 @@ and 128, causal and not) against torch's scaled_dot_product_attention, in TFLOP/
     python bench/gpu/check.py --dry-run       # anywhere: every executable built at small sizes
                                               # and run on the emulator against the reference
     python bench/gpu/check.py --tune          # also each matrix product under every schedule
-                                              # of TUNE (tiles x stages), as generated
+                                              # of TUNE (tiles, stage depth, stages), as generated
                                               # `dot_schedules` would set it
 
 For each case: accy compiles the program (`accy.compile`), binds its buffer plan on the GPU
@@ -41,8 +41,10 @@ from accy._core.types import numpy_dtype
 M = 1 << 20
 
 
-# (tile_m, tile_n, stages) tried by --tune for each matrix product, beside the default rule
-TUNE = ((128, 256, 3), (128, 256, 4), (128, 128, 4), (128, 128, 5), (64, 64, 4))
+# (tile_m, tile_n, tile_k, stages) tried by --tune for each matrix product, beside the default
+# rule (the 64-deep stages need sm_80/sm_90's shared memory)
+TUNE = ((128, 256, 32, 4), (128, 256, 64, 3), (128, 128, 32, 5), (128, 128, 64, 4),
+        (64, 64, 64, 4))
 
 
 @dataclass(frozen=True)
@@ -158,9 +160,9 @@ def tuned(case, args):
     if not case.name.startswith("matmul"):
         return []
     (a, dtype), (b, _) = args
-    return [(f"{tm}x{tn}, {stages} stages", {"dot_schedules": [
+    return [(f"{tm}x{tn}x{tk}, {stages} stages", {"dot_schedules": [
         {"m": a[-2], "n": b[-1], "k": a[-1], "dtype": dtype, "tile_m": tm, "tile_n": tn,
-         "stages": stages, "splits": 1}]}) for tm, tn, stages in TUNE]
+         "tile_k": tk, "stages": stages, "splits": 1}]}) for tm, tn, tk, stages in TUNE]
 
 
 def dry_run(cases, tune=False):
