@@ -117,12 +117,16 @@ def test_tensor_core_memory_traffic(tiles, case, bk, rng, monkeypatch):
     written as pairs and read back 8 floats a lane), and every global access takes the fewest
     32-byte sectors (coalesced), in each tile configuration, operand layout and stage depth
     (64-deep K-major rows are 8 chunks: the full 3-bit swizzle)."""
-    config = replace(getattr(dot_lowering, tiles), bk=bk, stages=2)
+    config = getattr(dot_lowering, tiles)       # as shipped; 64-deep stages two at a time
+    config = config if bk == 32 else replace(config, bk=bk, stages=2)
     monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
     spec, lhs_shape, rhs_shape = TRAFFIC_CASES[case]
     a, b = draw(rng, lhs_shape, "bf16"), draw(rng, rhs_shape, "bf16")
     traffic, exe = memory_traffic(lambda x, y: einsum(spec, x, y), [a, b])
     assert exe.kernels[0].schedule == "mma"
+    # the stages it was asked for (so a 64-deep request is not quietly run 32 deep)
+    stages = exe.kernels[0].launch.shared_bytes // ((config.bm + config.bn) * bk * 2)
+    assert stages == config.stages, (stages, config)
     opcodes = {op for _, op in traffic}
     assert {"cp.async.cg.shared.global", "st.shared.v2.f32", "ld.shared.v4.f32",
             "st.global.v4.b32"} <= opcodes, traffic

@@ -712,6 +712,35 @@ def test_index_arithmetic_that_may_wrap_keeps_the_sign_correction(device, ptxas)
         assert row == [q7, x - q8 * 8, x - q10 * 10, q16], (x, row)
 
 
+def test_a_loop_counter_that_may_wrap_keeps_the_sign_correction(device, ptxas):
+    """for iv in [2^61, 3 * 2^61) step 3 * 2^61: iv + step wraps past 2^63, and the loop goes
+    on with negative counters (iv < hi still holds); dividing them by a constant must still
+    truncate toward zero."""
+    top = 1 << 61
+    ctx = Context()
+    m = Module.create(ctx)
+    kb = KernelBuilder(ctx, m.body, "wrap", [ptr_type("i64")])
+    (out,) = kb.params
+    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+
+    def body(kb, iv, j):
+        kb.store(kb.op("div", iv, c(7)), out, j)
+        return [kb.op("add", j, c(1))]
+    kb.for_(c(top), c(3 * top), c(3 * top), [c(0)], body)
+    kb.finish()
+    text = emit_module(m, arch="sm_80")
+    ptxas(text)
+    ivs, v = [], top
+    while v < 3 * top:
+        ivs.append(v)
+        v = _wrapped(v + 3 * top, 64)
+    assert len(ivs) > 2 and min(ivs) < 0
+    po = device.dev.mem_alloc(8 * len(ivs))
+    device.dev.module_from_buffer(text).get_function("wrap")(po, block=(1, 1, 1))
+    got = device.dev.from_device(po, (len(ivs),), np.int64)
+    assert got.tolist() == [(abs(x) // 7) * (1 if x >= 0 else -1) for x in ivs]
+
+
 def test_a_non_negative_byte_reinterpreted_as_signed_loses_its_bound():
     """(x & 0xF0) is in [0, 240] as u8, but as i8 it is negative from 128: converted on to
     i32 and divided by 3 it truncates toward zero (-96 // 3 ... -32, not -33)."""

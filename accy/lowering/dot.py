@@ -39,7 +39,8 @@ The grid is (tiles, 1, batch): ctaid.x runs over the tiles in groups of `GROUP` 
 by column within a group, so the blocks resident at once share operand panels in L2. The stages
 live in the kernel's dynamic shared memory (`kl.shared {dynamic}`, the launch's `shared_bytes`:
 64 and 72 KiB, past the 48 KB static arrays may hold, within every arch's opt-in limit,
-`accy.passes.outline.MAX_SHARED`). K advances `BK` = 32 elements per stage: each thread copies
+`accy.passes.outline.MAX_SHARED`). K advances `Tiles.bk` elements per stage (`BK` = 32 by
+default, 64 in a generated schedule that asks for it): each thread copies
 16-byte chunks of both operand tiles global -> shared with `kl.cp_async` (zero-filled past M, N
 and K, so edge tiles need no other guard, and stages past K are copied too, as zeros, so every
 stage is written before it is read); a thread's chunks are one chunk column of rows a multiple
@@ -165,7 +166,7 @@ class MmaPlan:
     n_shape: tuple          # the result's rhs free dims
     tiles: Tiles
     grid: tuple             # (tiles, K slices, batch entries)
-    depth: int              # K elements of one slice (a multiple of BK; all of K when unsplit)
+    depth: int              # K elements of one slice (a multiple of tiles.bk; all of K unsplit)
 
     @property
     def splits(self):
@@ -266,8 +267,9 @@ def _generated_tiles(schedule, arch):
     if need > MAX_SHARED[arch]:
         raise TargetError(
             f"accy.target.dot_schedules entry for {schedule.m} x {schedule.n} x {schedule.k} "
-            f"{schedule.dtype}: {tiles.stages} stages of {tiles.bm} x {tiles.bn} tiles need "
-            f"{need // 1024} KiB of shared memory; {arch} allows {MAX_SHARED[arch] // 1024} KiB")
+            f"{schedule.dtype}: {tiles.stages} stages of {tiles.bm} x {tiles.bn} x {tiles.bk} "
+            f"tiles need {need // 1024} KiB of shared memory; {arch} allows "
+            f"{MAX_SHARED[arch] // 1024} KiB")
     return tiles
 
 

@@ -346,8 +346,7 @@ def _prebound(text, static):
 # the largest values of the special registers under CUDA's launch limits (others: below 2^31)
 SPECIAL_BOUNDS = {"tid.x": 1023, "tid.y": 1023, "tid.z": 63, "ntid.x": 1024, "ntid.y": 1024,
                   "ntid.z": 64, "ctaid.x": 2**31 - 2, "ctaid.y": 65534, "ctaid.z": 65534,
-                  "nctaid.x": 2**31 - 1, "nctaid.y": 65535, "nctaid.z": 65535, "laneid": 31,
-                  "warpid": 31}
+                  "nctaid.x": 2**31 - 1, "nctaid.y": 65535, "nctaid.z": 65535}
 SELECT_TYPE = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}   # selp.{type}
 _PREBOUND = {}          # (op, dtype, variant) -> its `_prebound` template lines
 _OPCODE = {}            # the same key -> the opcode when those lines are one `opcode d, a[, b]`
@@ -875,8 +874,10 @@ class _Kernel:
         lo, hi, step, *inits = op.operands
         body = op.regions[0].entry
         iv, *carried = body.arguments
-        if lo in self.bounds and step in self.bounds:       # it grows from lo, below hi
-            self.bounds[iv] = max(0, self.bounds.get(hi, 2**63 - 1) - 1)
+        if lo in self.bounds and step in self.bounds:       # it grows from lo, below hi,
+            top = max(0, self.bounds.get(hi, 2**63 - 1) - 1)  # as long as iv + step cannot
+            if top + self.bounds[step] < 2**63:                # wrap past 2^63 and go on
+                self.bounds[iv] = top
         self.define(iv, self._mov(self.reg(lo)))
         regs = [self.define(a, self._mov(self.reg(v))) for a, v in zip(carried, inits)]
         top, end = self.label(), self.label()
