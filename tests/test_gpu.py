@@ -155,12 +155,16 @@ def test_check_dry_run(capsys):
     assert all(case.name in out for case in check.CASES) and "FAILED" not in out
 
 
-def test_check_dry_run_tunes_matrix_products(capsys):
-    """--tune adds each matrix product under every schedule of TUNE, as generated dot
-    schedules; each takes the tensor cores and matches the reference."""
+def test_check_dry_run_tunes_matrix_products_and_attention(capsys):
+    """--tune adds each matrix product under every schedule of TUNE and each attention under
+    every one of TUNE_ATTENTION, as generated schedules; each takes the tensor cores and
+    matches the reference."""
     check = _check_module()
-    assert check.main(["--dry-run", "--tune", "--only", "matmul f16"]) == 0
+    assert check.main(["--dry-run", "--tune", "--only", "matmul f16", "attention d64"]) == 0
     out = capsys.readouterr().out
     tuned = [line for line in out.splitlines() if " stages]" in line]
     assert len(tuned) == len(check.TUNE) and "FAILED" not in out
     assert all("dot_general:mma" in line for line in tuned)
+    tuned = [line for line in out.splitlines() if " keys]" in line]
+    assert len(tuned) == len(check.TUNE_ATTENTION)
+    assert all("flash_attention:flash" in line for line in tuned)

@@ -129,18 +129,30 @@ def test_flash_matches_numpy(form, mask, b, h, sq, sk, d, dtype, rng):
                  mask=args[3] if mask == "additive" else None)
 
 
-@pytest.mark.parametrize("d,causal", [(64, False), (128, True)])
-def test_flash_memory_traffic(d, causal, rng):
+def _attention_schedule(seq_q, seq_k, d, block_q, block_k, dtype="bf16"):
+    return {"attention_schedules": [{"seq_q": seq_q, "seq_k": seq_k, "head_dim": d,
+                                     "dtype": dtype, "block_q": block_q, "block_k": block_k}]}
+
+
+@pytest.mark.parametrize("d,causal,block_q,block_k", [
+    (64, False, 64, 64), (128, True, 64, 64),          # the default blocks
+    (64, True, 128, 64), (128, False, 128, 64), (64, False, 64, 32), (128, True, 64, 32)])
+def test_flash_memory_traffic(d, causal, block_q, block_k, rng):
     """The flash kernel's ldmatrix and cp.async are free of shared-memory bank conflicts (the
-    padded rows) and its K/V/Q copies take the fewest 32-byte sectors. Known excess: the
-    result goes out as pairs of 16-bit values, 16 bytes of each row per instruction, so each
-    32-byte sector is written by two instructions (asserted as such, so a change shows)."""
+    padded rows) and its K/V/Q copies take the fewest 32-byte sectors, with the default
+    blocks and a generated schedule's. Known excess: the result goes out as pairs of 16-bit
+    values, 16 bytes of each row per instruction, so each 32-byte sector is written by two
+    instructions (asserted as such, so a change shows)."""
     from accy.runtime.emulator.driver import Emulator
     q, k, v = (draw(rng, (1, 1, 128, d), "bf16") for _ in range(3))
-    exe = accy.compile(lambda q, k, v: ops.attention(q, k, v, causal=causal), q, k, v)
-    # two stages of 64-key K and V tiles: 36 KiB of static shared memory at head dim 64,
-    # 68 KiB of dynamic shared memory (the launch asks for it) at 128
-    assert exe.kernels[0].launch.shared_bytes == (0 if d == 64 else 2 * 2 * 2 * 64 * (d + 8))
+    exe = accy.compile(lambda q, k, v: ops.attention(q, k, v, causal=causal), q, k, v,
+                       target=_attention_schedule(128, 128, d, block_q, block_k))
+    launch = exe.kernels[0].launch
+    assert launch.block == (2 * block_q, 1, 1) and launch.grid == (128 // block_q, 1, 1)
+    # two stages of K and V tiles: static shared memory up to 48 KB, else dynamic (the
+    # launch asks for it)
+    stages = 2 * 2 * 2 * block_k * (d + 8)
+    assert launch.shared_bytes == (0 if stages <= 48 * 1024 else stages)
     device = Emulator(counters=True)
     got = exe.run(q, k, v, device=device)
     assert_close(one(got), q, k, v, 1 / math.sqrt(d), "bf16", causal=causal)
@@ -155,6 +167,37 @@ def test_flash_memory_traffic(d, causal, rng):
             assert t.actual == t.ideal, (space, text, t)
     assert {"cp.async.cg.shared.global", "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
             "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v2.b16"} <= seen
+
+
+@pytest.mark.parametrize("form,mask,sq,sk,d,block_q,block_k", [
+    ("composite", "causal", 200, 200, 64, 128, 64),
+    ("composite", "none", 130, 70, 128, 128, 64),
+    ("decomposed", "additive", 100, 130, 64, 64, 32),
+    ("decomposed", "causal", 150, 150, 128, 128, 64),
+])
+def test_a_generated_attention_schedule_sets_the_blocks(form, mask, sq, sk, d, block_q,
+                                                        block_k, rng):
+    """The target's generated schedule for the sequence lengths, head dim and dtype decides
+    the query rows of a block (16 a warp) and the keys of a tile; the result is the same
+    attention, at lengths that are not multiples of either."""
+    q, k, v = draw(rng, (1, 2, sq, d), "bf16"), draw(rng, (1, 2, sk, d), "bf16"), \
+        draw(rng, (1, 2, sk, d), "bf16")
+    args = [q, k, v]
+    if mask == "additive":
+        args.append(rng.standard_normal((2, sq, sk)).astype(np.float32))
+    causal = mask == "causal"
+
+    def fn(q, k, v, *m):
+        return ops.attention(q, k, v, mask=m[0] if m else None, causal=causal)
+    program = decomposed(fn, args) if form == "decomposed" else fn
+    exe = accy.compile(program, *args, target=_attention_schedule(sq, sk, d, block_q, block_k))
+    assemble(exe.ptx)
+    (kernel,) = [k for k in exe.kernels if k.kind == "flash_attention"]
+    assert kernel.schedule == "flash" and kernel.launch.block == (2 * block_q, 1, 1)
+    assert kernel.launch.grid[:2] == (-(-sq // block_q), 2)
+    got = one(exe.run(*args, device="emulator"))
+    assert_close(got, q, k, v, 1 / math.sqrt(d), "bf16", causal=causal,
+                 mask=args[3] if mask == "additive" else None)
 
 
 def test_a_pattern_written_with_ops_takes_the_flash_path(rng):

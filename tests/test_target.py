@@ -5,8 +5,9 @@ import pytest
 from accy.ir import parse
 from accy.passes import AnalysisCache, PassManager, register_pass
 from accy.passes.core import Pass
-from accy.passes.target import (DotSchedule, RowSchedule, ScanSchedule, TargetError, TargetProfile,
-                                default_row_schedule, read_target_profile, target_profile)
+from accy.passes.target import (AttentionSchedule, DotSchedule, RowSchedule, ScanSchedule,
+                                TargetError, TargetProfile, default_row_schedule,
+                                read_target_profile, target_profile)
 
 
 def _module(target_text):
@@ -31,6 +32,16 @@ def test_a_full_profile_round_trips_through_text():
     assert p.scan_schedule(4096, "bf16") == ScanSchedule(4096, "bf16", 512, 8)
     assert p.row_schedule(1024, "f16") == default_row_schedule(1024, "f16")   # other dtype
     assert "sm_90a" in p.text() and "256 threads/row" in p.text()
+
+
+def test_attention_schedules_are_keyed_by_lengths_head_dim_and_dtype():
+    m = _module('{attention_schedules = [{seq_q = 4096, seq_k = 4096, head_dim = 128, '
+                'dtype = "bf16", block_q = 128, block_k = 64}]}')
+    p = read_target_profile(parse(m.print()))
+    assert p.attention_schedule(4096, 4096, 128, "bf16") == AttentionSchedule(
+        4096, 4096, 128, "bf16", 128, 64)
+    assert p.attention_schedule(4096, 4096, 64, "bf16") is None
+    assert "attention schedule 4096 x 4096 x 128 bf16: 128 query rows, 64 keys" in p.text()
 
 
 def test_dot_schedules_are_keyed_by_m_n_k_and_dtype():
@@ -75,6 +86,12 @@ def test_dot_schedules_are_keyed_by_m_n_k_and_dtype():
      'stages = 3}]}', "needs exactly the keys"),
     ('{dot_schedules = [{m = 8, n = 8, k = 0, dtype = "bf16", tile_m = 64, tile_n = 64, '
      'tile_k = 32, stages = 3, splits = 1}]}', "k must be an integer"),
+    ('{attention_schedules = [{seq_q = 8, seq_k = 8, head_dim = 64, dtype = "bf16", '
+     'block_q = 128, block_k = 32}]}', "block_q at most 2 x block_k"),
+    ('{attention_schedules = [{seq_q = 8, seq_k = 8, head_dim = 64, dtype = "bf16", '
+     'block_q = 96, block_k = 64}]}', "block_q must be 64 or 128"),
+    ('{attention_schedules = [{seq_q = 8, seq_k = 8, head_dim = 64, dtype = "f32", '
+     'block_q = 64, block_k = 64}]}', "dtype must be one of f16, bf16"),
 ])
 def test_malformed_profiles_name_the_key(text, key):
     with pytest.raises(TargetError, match=key):

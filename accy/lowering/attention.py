@@ -12,12 +12,13 @@ that hides, by a compare of the key's and the query's iota, exactly the keys pas
 (q·k and v) of 64 or 128; each read from an item input through element moves only (reshape,
 transpose, broadcast, slice) at element strides with the head dim contiguous and every other
 stride and the offset a multiple of 8 elements (16-byte rows); at most 65535 batch entries.
-A block of 4 warps computes 64 query rows (16 per warp) of one batch entry (grid: query
-tiles, batch entries). Its Q tile is copied global -> shared once, then held in registers as
-mma A fragments. K and V tiles of `BN` = 64 keys stream through two shared stages with
-`kl.cp_async` (rows past the sequence zero-filled; the stages take 36 KiB at head dim 64, in
-static shared memory, and 68 KiB at 128, in dynamic shared memory), tile t + 1 in flight
-while the warps work on tile t:
+A block of 4 warps computes `BM` = 64 query rows (16 per warp) of one batch entry (grid:
+query tiles, batch entries). Its Q tile is copied global -> shared once, then held in
+registers as mma A fragments. K and V tiles of `BN` = 64 keys stream through two shared
+stages with `kl.cp_async` (rows past the sequence zero-filled; the stages take 36 KiB at head
+dim 64, in static shared memory, and 68 KiB at 128, in dynamic shared memory), tile t + 1 in
+flight while the warps work on tile t. A generated schedule (`accy.target` `attention_schedules`, by
+sequence lengths, head dim and dtype) may ask for 128 query rows (8 warps) or 32-key tiles:
 - S = Q·Kᵀ with `ldmatrix` + `mma.sync` m16n8k16 into f32;
 - each score through the chain at its (query, key) (keys past the sequence: -inf);
 - the online softmax in f32: each thread owns two rows of its warp's 16 (mma fragment rows g
@@ -65,11 +66,9 @@ from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
 
-BM = 64                 # query rows per block
-WARPS = 4               # of 16 rows each
-THREADS = 32 * WARPS
+BM = 64                 # query rows per block (16 a warp), unless a generated schedule says
 HEAD_DIMS = (64, 128)   # head dims (of q·k, and of v) on the flash path
-BN = 64                 # keys per K/V tile
+BN = 64                 # keys per K/V tile, likewise
 LOG2E = 1.4426950408889634
 MOVES = frozenset(("tensor.broadcast_in_dim", "tensor.reshape", "tensor.transpose",
                    "tensor.slice", "tensor.reverse"))
@@ -82,7 +81,7 @@ def lower_attention(context, block, outline, item, layout, target=None):
     outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
     flash path, (kernel, threads) on the serial one."""
     spec = _pattern_spec(item, layout) if item.roles else _composite_spec(item)
-    plan = _flash_plan(spec, item, layout)
+    plan = _flash_plan(spec, item, layout, target)
     if plan is not None:
         return _lower_flash(context, block, outline, item, layout, spec, plan)
     return _lower_serial(context, block, outline, item, layout, spec)
@@ -392,12 +391,18 @@ class _FlashPlan:
     k: _Read
     v: _Read
     ab: str         # the dtype of q, k, v (and of P)
+    bm: int         # query rows per block (16 a warp)
     bn: int         # keys per K/V tile
     grid: tuple
 
+    @property
+    def threads(self):
+        return 2 * self.bm
 
-def _flash_plan(spec, item, layout):
-    """The flash plan of `spec`, or None when it takes the serial path (module doc)."""
+
+def _flash_plan(spec, item, layout, target):
+    """The flash plan of `spec` (blocks from `target`'s generated schedule for its shape, else
+    BM x BN), or None when it takes the serial path (module doc)."""
     dtype = spec.q[0].type.dtype
     if dtype not in MMA_TYPES or any(r[0].type.dtype != dtype for r in (spec.k, spec.v)) or \
             spec.d not in HEAD_DIMS or spec.dv not in HEAD_DIMS or 0 in (spec.sq, spec.sk):
@@ -405,7 +410,10 @@ def _flash_plan(spec, item, layout):
     if isinstance(spec.scores, _PatternScores) and \
             spec.scores.values.operand_types[0].dtype != dtype:
         return None
-    grid = (-(-spec.sq // BM), math.prod(spec.batch), 1)
+    generated = target.attention_schedule(spec.sq, spec.sk, spec.d, dtype) \
+        if target is not None and spec.d == spec.dv else None
+    bm, bn = (generated.block_q, generated.block_k) if generated else (BM, BN)
+    grid = (-(-spec.sq // bm), math.prod(spec.batch), 1)
     if grid[0] > GRID_X_LIMIT or grid[1] > GRID_YZ_LIMIT:
         return None
     extents = spec.batch + (spec.sq, spec.sk)
@@ -414,7 +422,7 @@ def _flash_plan(spec, item, layout):
              _strided(layout, item, spec, spec.v, spec.j, extents + (spec.dv,))]
     if None in reads:
         return None
-    return _FlashPlan(*reads, dtype, BN, grid)
+    return _FlashPlan(*reads, dtype, bm, bn, grid)
 
 
 def _strided(layout, item, spec, read, row, extents):
@@ -443,10 +451,10 @@ def _strided(layout, item, spec, read, row, extents):
 def _lower_flash(context, block, outline, item, layout, spec, plan):
     from accy.lowering.kernelize import Schedule  # kernelize imports this module
     kb, pointers = start_kernel(context, block, outline, item)
-    kb.kernel.set_attribute("max_threads", THREADS)     # ptxas may give a thread 255 registers
+    kb.kernel.set_attribute("max_threads", plan.threads)    # ptxas may give a thread 255
     kernel = _FlashKernel(kb, pointers, item, layout, spec, plan)
     kernel.write()
-    return kb.finish(), Schedule(Launch(plan.grid, (THREADS, 1, 1), kernel.dynamic_bytes),
+    return kb.finish(), Schedule(Launch(plan.grid, (plan.threads, 1, 1), kernel.dynamic_bytes),
                                  "flash")
 
 
@@ -473,7 +481,7 @@ class _FlashKernel:
         self.v_area = self.bn * self.q_pitch           # K rows first, then V rows
         self.stage = self.v_area + self.bn * self.v_pitch
         # the Q tile is staged in stage 1 before the first K/V tile goes there
-        assert BM * self.q_pitch <= self.stage
+        assert plan.bm * self.q_pitch <= self.stage
         # two stages: static shared memory up to its 48 KB, else dynamic (68 KiB at head dim
         # 128, within every arch's opt-in limit; the launch asks for it)
         nbytes = 2 * 2 * self.stage
@@ -489,7 +497,7 @@ class _FlashKernel:
         lane = kb.op("rem", self.tid, c(32))
         warp = kb.op("div", self.tid, c(32))
         self.quad = kb.op("rem", lane, c(4))
-        self.q0 = kb.op("mul", kb.convert(kb.special("ctaid.x"), "i64"), c(BM))
+        self.q0 = kb.op("mul", kb.convert(kb.special("ctaid.x"), "i64"), c(self.plan.bm))
         self.entry = kb.convert(kb.special("ctaid.y"), "i64")
         self.lw = Lowering(kb, self.layout, self.pointers, self.item)
         self.root = self.lw.unravel(self.entry, spec.batch) + [c(0)] * 3
@@ -500,7 +508,7 @@ class _FlashKernel:
         self.copies = [self._copy(self.plan.q, spec.d, self.q_pitch),
                        self._copy(self.plan.k, spec.d, self.q_pitch),
                        self._copy(self.plan.v, spec.dv, self.v_pitch)]
-        self._issue(self.copies[0], BM, self.q0, spec.sq, c(self.stage))
+        self._issue(self.copies[0], self.plan.bm, self.q0, spec.sq, c(self.stage))
         end, free = self._tile_bounds()
         self._issue_kv(c(0))
         kb.cp_async_wait(0)
@@ -528,7 +536,7 @@ class _FlashKernel:
         kb, c, spec, bn = self.kb, self.c, self.spec, self.bn
         if not spec.scores.causal:
             return c(-(-spec.sk // bn)), c(spec.sk // bn)
-        last = kb.op("min", kb.op("add", self.q0, c(BM)), c(min(spec.sq, spec.sk)))
+        last = kb.op("min", kb.op("add", self.q0, c(self.plan.bm)), c(min(spec.sq, spec.sk)))
         end = kb.op("div", kb.op("add", last, c(bn - 1)), c(bn))
         free = kb.op("min", kb.op("div", kb.op("add", self.q0, c(1)), c(bn)),
                      c(spec.sk // bn))
@@ -538,7 +546,7 @@ class _FlashKernel:
     def _copy(self, read, cols, pitch):
         kb, c = self.kb, self.c
         per_row = cols // CHUNK
-        step = THREADS // per_row
+        step = self.plan.threads // per_row
         row, col = kb.op("div", self.tid, c(per_row)), kb.op("mul", kb.op(
             "rem", self.tid, c(per_row)), c(CHUNK))
         src = kb.op("add", c(read.offset), kb.op("add", kb.op("mul", row, c(read.row)), col))

@@ -11,7 +11,10 @@
                                    dot_schedules = [{m = 4096, n = 4096, k = 4096,
                                                      dtype = "bf16", tile_m = 128,
                                                      tile_n = 256, tile_k = 32,
-                                                     stages = 4, splits = 1}]}}
+                                                     stages = 4, splits = 1}],
+                                   attention_schedules = [{seq_q = 4096, seq_k = 4096,
+                                                           head_dim = 64, dtype = "bf16",
+                                                           block_q = 128, block_k = 64}]}}
 
 - arch: sm_80, sm_86, sm_89, sm_90, sm_90a; ptx_version: the PTX ISA version the emitter writes
   (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx, or cubin
@@ -26,7 +29,10 @@
   dot's M and N (each operand's free dims merged), K and operand dtype, for every batch
   size; it names a block tile of `DOT_TILES`, the K elements of one pipeline stage (32, or 64
   for 16-bit operands), the stages (their shared memory must fit the arch's limit, checked
-  when the dot is lowered) and its split-K slices (1: none).
+  when the dot is lowered) and its split-K slices (1: none). A flash-attention schedule is
+  keyed by the query and key sequence lengths, the head dim and the dtype; it names the query
+  rows of a block (`block_q`: 64 or 128, 16 a warp) and the keys of a K/V tile (`block_k`: 32
+  or 64, at least half of block_q, so that the Q tile fits one stage).
 Anything malformed raises TargetError naming the key, never a silent default.
 """
 from dataclasses import dataclass
@@ -86,6 +92,20 @@ MAX_STAGES = 8
 
 
 @dataclass(frozen=True)
+class AttentionSchedule:
+    """Query rows per block and keys per K/V tile of a flash-attention kernel."""
+    seq_q: int
+    seq_k: int
+    head_dim: int
+    dtype: str
+    block_q: int
+    block_k: int
+
+
+ATTENTION_BLOCKS_Q, ATTENTION_BLOCKS_K, ATTENTION_DTYPES = (64, 128), (32, 64), ("f16", "bf16")
+
+
+@dataclass(frozen=True)
 class TargetProfile:
     arch: str = "sm_90"
     ptx_version: str = "8.0"
@@ -94,6 +114,7 @@ class TargetProfile:
     row_pipeline_schedules: tuple = ()
     scan_schedules: tuple = ()
     dot_schedules: tuple = ()
+    attention_schedules: tuple = ()
 
     def row_schedule(self, row_length, dtype):
         """The generated schedule for rows of this length and dtype, else the default."""
@@ -115,6 +136,13 @@ class TargetProfile:
                 return s
         return None
 
+    def attention_schedule(self, seq_q, seq_k, head_dim, dtype):
+        """The generated schedule of this flash attention, else None (the default blocks)."""
+        for s in self.attention_schedules:
+            if (s.seq_q, s.seq_k, s.head_dim, s.dtype) == (seq_q, seq_k, head_dim, dtype):
+                return s
+        return None
+
     def text(self):
         lines = [f"target {self.arch}, PTX {self.ptx_version}, {self.artifact_format}, "
                  f"math tier {self.math_tier}"]
@@ -125,6 +153,9 @@ class TargetProfile:
         lines += [f"  dot schedule {s.m} x {s.n} x {s.k} {s.dtype}: {s.tile_m} x {s.tile_n} "
                   f"tiles, {s.stages} stages of {s.tile_k}, {s.splits} K slices"
                   for s in self.dot_schedules]
+        lines += [f"  attention schedule {s.seq_q} x {s.seq_k} x {s.head_dim} {s.dtype}: "
+                  f"{s.block_q} query rows, {s.block_k} keys a tile"
+                  for s in self.attention_schedules]
         return "\n".join(lines)
 
 
@@ -160,7 +191,7 @@ def read_target_profile(op):
         raise TargetError(f"{ATTRIBUTE} must be a dictionary, got {attr!r}")
     items = dict(attr.items())
     known = {"arch", "ptx_version", "artifact_format", "math_tier", "row_pipeline_schedules",
-             "scan_schedules", "dot_schedules"}
+             "scan_schedules", "dot_schedules", "attention_schedules"}
     unknown = sorted(set(items) - known)
     if unknown:
         raise TargetError(f"{ATTRIBUTE} has unknown keys {unknown}; known: {sorted(known)}")
@@ -176,7 +207,9 @@ def read_target_profile(op):
         scan_schedules=_schedules(items, "scan_schedules", ScanSchedule, ("length",),
                                   ("threads", "elements_per_thread")),
         dot_schedules=_schedules(items, "dot_schedules", DotSchedule, ("m", "n", "k"),
-                                 ("tile_m", "tile_n", "tile_k", "stages", "splits")))
+                                 ("tile_m", "tile_n", "tile_k", "stages", "splits")),
+        attention_schedules=_schedules(items, "attention_schedules", AttentionSchedule,
+                                       ("seq_q", "seq_k", "head_dim"), ("block_q", "block_k")))
     if profile.arch == "sm_90a" and PTX_VERSIONS.index(profile.ptx_version) < 1:
         raise TargetError("sm_90a needs ptx_version 8.0 or later")
     return profile
@@ -217,6 +250,8 @@ def _schedules(items, key, kind, shape_fields, int_fields):
                               f"(a row may not straddle warps), got {fields['threads_per_row']}")
         if kind is DotSchedule:
             _check_dot(fields, where)
+        if kind is AttentionSchedule:
+            _check_attention(fields, where)
         schedule = kind(**fields)
         shape = tuple(getattr(schedule, name) for name in shape_fields) + (schedule.dtype,)
         if shape in seen:
@@ -241,6 +276,17 @@ def _check_dot(fields, where):
     if not 2 <= fields["stages"] <= MAX_STAGES:
         raise TargetError(f"{where}.stages must be 2 to {MAX_STAGES} (one tile in flight at "
                           f"least), got {fields['stages']}")
+
+
+def _check_attention(fields, where):
+    if fields["dtype"] not in ATTENTION_DTYPES:
+        raise TargetError(f"{where}.dtype must be one of {', '.join(ATTENTION_DTYPES)} (the "
+                          f"flash kernel's), got {fields['dtype']!r}")
+    bq, bk = fields["block_q"], fields["block_k"]
+    if bq not in ATTENTION_BLOCKS_Q or bk not in ATTENTION_BLOCKS_K or bq > 2 * bk:
+        raise TargetError(f"{where}: block_q must be 64 or 128 and block_k 32 or 64, with "
+                          f"block_q at most 2 x block_k (the Q tile is staged in one K/V "
+                          f"stage), got {bq} and {bk}")
 
 
 TARGET_PROFILE = AnalysisDescriptor("TargetProfile")

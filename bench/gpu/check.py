@@ -8,9 +8,9 @@ and 128, causal and not) against torch's scaled_dot_product_attention, in TFLOP/
     python bench/gpu/check.py --scale 0.25    # a quarter of the default sizes
     python bench/gpu/check.py --dry-run       # anywhere: every executable built at small sizes
                                               # and run on the emulator against the reference
-    python bench/gpu/check.py --tune          # also each matrix product under every schedule
-                                              # of TUNE (tiles, stage depth, stages), as generated
-                                              # `dot_schedules` would set it
+    python bench/gpu/check.py --tune          # also each matrix product and attention under
+                                              # every schedule of TUNE / TUNE_ATTENTION, as
+                                              # generated `accy.target` schedules would set it
 
 For each case: accy compiles the program (`accy.compile`), binds its buffer plan on the GPU
 once (`Executable.bind`), fills the arguments from torch tensors device to device, checks its
@@ -45,6 +45,8 @@ M = 1 << 20
 # rule (the 64-deep stages need sm_80/sm_90's shared memory)
 TUNE = ((128, 256, 32, 4), (128, 256, 64, 3), (128, 128, 32, 5), (128, 128, 64, 4),
         (64, 64, 64, 4))
+# (query rows a block, keys a tile) tried by --tune for each attention, beside the default 64 x 64
+TUNE_ATTENTION = ((128, 64), (64, 32))
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,13 @@ def size_text(args):
 
 
 def tuned(case, args):
-    """(label, accy.target) of each --tune schedule for matrix-product `case` at `args`."""
+    """(label, accy.target) of each --tune schedule for `case` (a matrix product or an
+    attention) at `args`."""
+    if case.name.startswith("attention"):
+        (q, dtype), (k, _), _ = args
+        return [(f"{bq} rows x {bk} keys", {"attention_schedules": [
+            {"seq_q": q[-2], "seq_k": k[-2], "head_dim": q[-1], "dtype": dtype,
+             "block_q": bq, "block_k": bk}]}) for bq, bk in TUNE_ATTENTION]
     if not case.name.startswith("matmul"):
         return []
     (a, dtype), (b, _) = args
@@ -371,7 +379,8 @@ def main(argv=None):
     p.add_argument("--markdown", metavar="PATH",
                    help="write the table as markdown (default: $OUT/gpu_table.md if OUT is set)")
     p.add_argument("--tune", action="store_true",
-                   help="also time each matrix product under every schedule of TUNE")
+                   help="also time each matrix product and attention under every schedule of "
+                        "TUNE and TUNE_ATTENTION")
     args = p.parse_args(argv)
     cases = [c for c in CASES + COMPUTE if not args.only or c.name in args.only]
     if args.dry_run:
