@@ -644,17 +644,34 @@ def test_constant_divisors(dtype, rng, device, ptxas):
             assert_bits(got, want, f"{op} {dtype} by {c}")
 
 
+def _i64_kernel(name):
+    """(module, builder, its one i64 pointer parameter, an i64 constant maker) of a new
+    kernel `name`."""
+    ctx = Context()
+    m = Module.create(ctx)
+    kb = KernelBuilder(ctx, m.body, name, [ptr_type("i64")])
+    return m, kb, kb.params[0], lambda v: kb.constant(v, "i64")
+
+
+def _run_i64(device, text, name, shape, **launch):
+    """Launch kernel `name` of `text` on a fresh i64 buffer of `shape`; returns the buffer."""
+    po = device.dev.mem_alloc(8 * int(np.prod(shape)))
+    device.dev.module_from_buffer(text).get_function(name)(po, **launch)
+    return device.dev.from_device(po, shape, np.int64)
+
+
+def _trunc_div(x, d):
+    """x / d rounded toward zero, exactly, for Python ints."""
+    return abs(x) // abs(d) * (1 if (x >= 0) == (d > 0) else -1)
+
+
 @pytest.mark.parametrize("divisor", [2, 4096, 1 << 40, 3, 641, 6144, 1_000_003, -8, -7])
 def test_constant_divisors_of_indices(divisor, device, ptxas):
     """An index (a grid-stride loop's up to a constant, scaled and offset: known to lie in
     [0, 2^63)) divided by a constant: by a shift or a mask for a positive power of two, with
     no sign correction otherwise."""
     count = 300
-    ctx = Context()
-    m = Module.create(ctx)
-    kb = KernelBuilder(ctx, m.body, "index_division", [ptr_type("i64")])
-    (out,) = kb.params
-    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+    m, kb, out, c = _i64_kernel("index_division")
 
     def body(kb, i):
         x = kb.op("add", kb.op("mul", i, c(8191)), c((1 << 40) + 12345))
@@ -667,12 +684,10 @@ def test_constant_divisors_of_indices(divisor, device, ptxas):
     assert not re.search(r"\b(?:div|rem)\.s64 ", text) and ", 63;" not in text, text
     if divisor in (2, 4096, 1 << 40):
         assert "mul.hi" not in text, text
-    po = device.dev.mem_alloc(2 * count * 8)
-    device.dev.module_from_buffer(text).get_function("index_division")(
-        po, block=(128, 1, 1), grid=(2, 1, 1))
-    got = device.dev.from_device(po, (count, 2), np.int64)
+    got = _run_i64(device, text, "index_division", (count, 2), block=(128, 1, 1),
+                   grid=(2, 1, 1))
     x = [i * 8191 + (1 << 40) + 12345 for i in range(count)]
-    quotient = [abs(v) // abs(divisor) * (1 if divisor > 0 else -1) for v in x]
+    quotient = [_trunc_div(v, divisor) for v in x]
     assert got[:, 0].tolist() == quotient
     assert got[:, 1].tolist() == [v - q * divisor for v, q in zip(x, quotient)]
 
@@ -686,11 +701,7 @@ def test_index_arithmetic_that_may_wrap_keeps_the_sign_correction(device, ptxas)
     """i * C + D over non-negative i wraps negative for a large C (a hash of an int64 iota):
     its division by a constant keeps the sign correction and truncates toward zero."""
     count, big, offset = 64, 6364136223846793005, 1442695040888963407
-    ctx = Context()
-    m = Module.create(ctx)
-    kb = KernelBuilder(ctx, m.body, "hash", [ptr_type("i64")])
-    (out,) = kb.params
-    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+    m, kb, out, c = _i64_kernel("hash")
 
     def body(kb, i):
         x = kb.op("add", kb.op("mul", i, c(big)), c(offset))
@@ -700,15 +711,11 @@ def test_index_arithmetic_that_may_wrap_keeps_the_sign_correction(device, ptxas)
     kb.finish()
     text = emit_module(m, arch="sm_80")
     ptxas(text)
-    po = device.dev.mem_alloc(4 * count * 8)
-    device.dev.module_from_buffer(text).get_function("hash")(po, block=(32, 1, 1),
-                                                              grid=(2, 1, 1))
-    got = device.dev.from_device(po, (count, 4), np.int64)
+    got = _run_i64(device, text, "hash", (count, 4), block=(32, 1, 1), grid=(2, 1, 1))
     xs = [_wrapped(i * big + offset, 64) for i in range(count)]
     assert sum(x < 0 for x in xs) > 10                  # the case at hand: many wrap
     for x, row in zip(xs, got.tolist()):
-        q7, q8, q10, q16 = (int(x / d) if abs(x) < 2**52 else
-                            (abs(x) // d) * (1 if x >= 0 else -1) for d in (7, 8, 10, 16))
+        q7, q8, q10, q16 = (_trunc_div(x, d) for d in (7, 8, 10, 16))
         assert row == [q7, x - q8 * 8, x - q10 * 10, q16], (x, row)
 
 
@@ -717,11 +724,7 @@ def test_a_loop_counter_that_may_wrap_keeps_the_sign_correction(device, ptxas):
     on with negative counters (iv < hi still holds); dividing them by a constant must still
     truncate toward zero."""
     top = 1 << 61
-    ctx = Context()
-    m = Module.create(ctx)
-    kb = KernelBuilder(ctx, m.body, "wrap", [ptr_type("i64")])
-    (out,) = kb.params
-    c = lambda v: kb.constant(v, "i64")                                 # noqa: E731
+    m, kb, out, c = _i64_kernel("wrap")
 
     def body(kb, iv, j):
         kb.store(kb.op("div", iv, c(7)), out, j)
@@ -735,10 +738,8 @@ def test_a_loop_counter_that_may_wrap_keeps_the_sign_correction(device, ptxas):
         ivs.append(v)
         v = _wrapped(v + 3 * top, 64)
     assert len(ivs) > 2 and min(ivs) < 0
-    po = device.dev.mem_alloc(8 * len(ivs))
-    device.dev.module_from_buffer(text).get_function("wrap")(po, block=(1, 1, 1))
-    got = device.dev.from_device(po, (len(ivs),), np.int64)
-    assert got.tolist() == [(abs(x) // 7) * (1 if x >= 0 else -1) for x in ivs]
+    got = _run_i64(device, text, "wrap", (len(ivs),), block=(1, 1, 1))
+    assert got.tolist() == [_trunc_div(x, 7) for x in ivs]
 
 
 def test_a_non_negative_byte_reinterpreted_as_signed_loses_its_bound():
