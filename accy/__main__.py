@@ -17,6 +17,7 @@ arguments; an `accy.jit` function or a plain one), or an IR text file with one f
 (inputs are then drawn at random).
 """
 import argparse
+import re
 import sys
 import time
 from importlib import resources
@@ -205,6 +206,22 @@ def load_source(source):
     return name, fn, list(inputs())
 
 
+_UNSAFE_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9_.-]")
+MAX_STEM = 200      # leaves room for ".report.txt" within the usual 255-byte name limit
+
+
+def output_stem(name):
+    """The file name stem `accy compile` writes a function `name` under, inside its -o folder
+    whatever the name holds (it may come from an IR file): ASCII letters, digits, '_', '-' and
+    '.' are kept and every other character (path separators, NUL, spaces, non-ASCII) becomes
+    '_'; a leading '.' or '-' becomes '_' (so no '..', no hidden file, no name read as an
+    option); at most MAX_STEM characters; an empty name is 'main'."""
+    stem = _UNSAFE_IN_FILE_NAMES.sub("_", name)[:MAX_STEM]
+    if stem[:1] in (".", "-"):
+        stem = "_" + stem[1:]
+    return stem or "main"
+
+
 def compile_command(args):
     import os
     import numpy as np
@@ -225,7 +242,7 @@ def compile_command(args):
     exe = accy.compile(fn, *arrays, target=target)
     if args.command == "compile":
         os.makedirs(args.output, exist_ok=True)
-        base = os.path.join(args.output, name)
+        base = os.path.join(args.output, output_stem(name))
         written = [base + ".ptx"]
         with open(base + ".ptx", "w", encoding="utf-8") as f:
             f.write(exe.ptx)
