@@ -657,12 +657,13 @@ def _space_facts(space):
 
 
 def _escaping_free(nodes, members, space):
-    """Whether one of `nodes` is a recomputed value of another shape (`free` in
+    """Whether one of `nodes` is a recomputed value of another shape (`free` or `scalar` in
     `_reduction_rules`) that something outside `members` reads: it would have to be written,
-    and a reduction item writes only full-shape and row values."""
+    and a reduction item writes only full-shape and row values (a loop counter's `i + 1`
+    beside a softmax is an item of its own)."""
     full, _ = space
     rows = _space_facts(space)[0]
-    return any(n.role == "ew" and n.shape != full and n.size not in (rows, 1)
+    return any(n.role == "ew" and n.shape != full and n.size != rows
                and any(r not in members for r in n.readers) for n in nodes)
 
 
