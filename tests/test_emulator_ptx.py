@@ -222,6 +222,16 @@ def test_predicated_stores_and_selp(rng):
     np.testing.assert_array_equal(sel[:, 1], 2 * (x >= 10) + ((x > -10) & (x < 10)))
 
 
+def test_label_in_front_of_a_scope():
+    n = 40
+    dev, fn = load("edge_cases.ptx", "label_scope")
+    out = dev.mem_alloc(4 * n)
+    fn(out, block=(n, 1, 1))
+    i = np.arange(n, dtype=np.uint32)
+    np.testing.assert_array_equal(dev.from_device(out, n, np.uint32),
+                                  np.where(i < 3, i, i + 100) * 2 + 1)
+
+
 # ---- integer multiply, shifts, division 
 
 def _i32(rng, n):

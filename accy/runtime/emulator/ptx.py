@@ -138,10 +138,14 @@ def parse_immediate(text):
     return Imm(int(t, 0))
 
 
+_LABELS_ONLY = re.compile(r"^(?:[$\w.]+\s*:(?!:)\s*)+$")
+
+
 def _statements(text):
     """The text split into (line, statement, terminator) with terminator ';', '{' or '}'.
     A '{' after statement text is an operand brace (`{%r1, %r2}`, `= {1, 2}`), except after a
-    kernel header, where it opens the body; on its own it opens a scope."""
+    kernel or function header, where it opens the body, and after labels (`$L1: {`), where
+    it opens a scope as it does on its own (the statement is then the labels)."""
     out, cur, line, start, depth = [], [], 1, None, 0
 
     def emit(end):
@@ -153,7 +157,8 @@ def _statements(text):
             line += 1
         if ch == "{":
             head = "".join(cur).strip()
-            if depth or (head and not re.search(r"\.(entry|func)\b", head)):
+            if depth or (head and not re.search(r"\.(entry|func)\b", head)
+                         and not _LABELS_ONLY.match(head)):
                 depth += 1
                 cur.append(ch)
             else:
@@ -267,7 +272,10 @@ class _Parser:
         while self.i < len(self.stmts):
             line, stmt, end = self.stmts[self.i]
             self.i += 1
-            if end == "{" and not stmt:
+            if end == "{":
+                line, stmt = self.labels(k, line, stmt)
+                if stmt:
+                    self.error(line, "unexpected '{'", stmt)
                 scopes.append({})
                 continue
             if end == "}":
