@@ -9,6 +9,8 @@ import re
 
 import numpy as np
 
+from accy.errors import ShapeError
+
 try:
     import ml_dtypes
 except ImportError:  # pragma: no cover - ml_dtypes is a hard dependency; keep the error clear
@@ -21,6 +23,10 @@ DTYPES = {
     "u8": ("uint8", 8), "i1": ("bool", 1),
 }
 MAX_ELEMENTS = 2**63 - 1     # element counts and dims fit in a signed 64-bit index
+# Most dims a tensor may have: numpy 2's limit (NPY_MAXDIMS), so that every tensor has a numpy
+# array (the reference, the emulator, inputs and outputs), and the bound that keeps the passes'
+# per-rank work (dense index maps of rank x rank coefficients) small.
+MAX_RANK = 64
 FLOAT_DTYPES = frozenset(("f64", "f32", "f16", "bf16"))
 INT_DTYPES = frozenset(("i64", "i32", "i16", "i8", "u8"))
 
@@ -94,6 +100,9 @@ class TensorType(Type):
         if dtype not in DTYPES:
             raise ValueError(f"unknown dtype '{dtype}' (known: {', '.join(DTYPES)})")
         shape = tuple(operator.index(d) for d in shape)
+        if len(shape) > MAX_RANK:
+            raise ShapeError(f"a tensor has at most {MAX_RANK} dimensions, got rank {len(shape)}: "
+                             f"merge dimensions (reshape) or split the tensor")
         if any(d < 0 for d in shape):
             raise ValueError(f"tensor dimensions must be >= 0, got {shape}")
         count = 1

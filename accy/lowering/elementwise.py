@@ -32,14 +32,13 @@ a schedule from them:
 - `serial`: otherwise (only 1-byte dtypes, or no elements): one element per thread and
   grid-stride step, the baseline launch.
 
-Parameters: the item's inputs, then its outputs (pointers), then `n`, the element count (i64).
+Parameters: the item's inputs (a dense constant among them: its constant buffer), then its
+outputs (pointers), then `n`, the element count (i64). A splat constant is an immediate.
 Not lowered here (UnsupportedError, so the item runs on the host under the exact tier):
-non-splat constants, compares with a non-default compare_type, f64 transcendentals.
+compares with a non-default compare_type, f64 transcendentals.
 """
 import math
 from functools import lru_cache
-
-import numpy as np
 
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
@@ -418,9 +417,11 @@ class Lowering:
                 guards += g
             return idx, guards
         if m.kind == "affine":
-            out = tuple(_div(self.linear(e.coeffs, idx, e.offset), e.divisor) for e in m.exprs)
-            guards = [(self.linear(g.expr.coeffs, idx, g.expr.offset), g.expr.divisor, g.size)
-                      for g in m.guards]
+            table = self.linear_table(idx)
+            out = tuple(_div(self.linear(e.coeffs, idx, e.offset, table), e.divisor)
+                        for e in m.exprs)
+            guards = [(self.linear(g.expr.coeffs, idx, g.expr.offset, table), g.expr.divisor,
+                       g.size) for g in m.guards]
             return out, guards
         if m.kind == "reshape":
             strides = row_major_strides(m.out_shape)
@@ -432,11 +433,23 @@ class Lowering:
             return tuple(out), []
         raise UnsupportedError(f"an index map of kind '{m.kind}' is not lowered inside a chain")
 
-    def linear(self, coeffs, idx, offset):
-        key = ("linear", len(self.root), coeffs, idx, offset)
-        found = self.memo.get(key)
+    def linear_table(self, idx):
+        """The memo's {(coeffs, offset): linear combination} at index expressions `idx`. A key
+        holding `idx` hashes all of its rank x rank coefficients, so an index map looks the
+        table up once, not once per expression (that made lowering cubic in the rank)."""
+        key = ("linear", len(self.root), idx)
+        table = self.memo.get(key)
+        if table is None:
+            table = self.memo[key] = {}
+        return table
+
+    def linear(self, coeffs, idx, offset, table=None):
+        """Σ coeffs[j] * idx[j] + offset, remembered in `table` (default: idx's own)."""
+        if table is None:
+            table = self.linear_table(idx)
+        found = table.get((coeffs, offset))
         if found is None:
-            found = self.memo[key] = _linear(len(self.root), coeffs, idx, offset)
+            found = table[(coeffs, offset)] = _linear(len(self.root), coeffs, idx, offset)
         return found
 
     def address(self, v, idx):
@@ -491,11 +504,8 @@ class Lowering:
         op = v.owner
         name = op.name.removeprefix("tensor.")
         dtype = v.type.dtype
-        if name == "constant":
+        if name == "constant":      # a splat (the planner reads dense ones from memory)
             array = op.attributes["value"].array.reshape(-1)
-            if array.size and not (array.view(np.uint8).reshape(array.size, -1) ==
-                                   array.view(np.uint8).reshape(array.size, -1)[0]).all():
-                raise UnsupportedError("a constant with many values (not a splat)")
             return kb.constant(array[0].item() if array.size else 0, dtype)
         if name == "iota":
             return kb.convert(self.materialize(idx[op.attributes["iota_dimension"]]), dtype)
