@@ -23,14 +23,14 @@ def draw(rng, shape, dtype="f32"):
     return rng.integers(-50, 50, shape, dtype=numpy_dtype(dtype))
 
 
-def compiled(fn, args, rtol=1e-5, atol=1e-5):
+def compiled(fn, args, rtol=1e-5, atol=1e-5, fast_atol=None):
     """`fn` compiled under both tiers: kernels only, PTX assembled, the emulator's results
-    those of the reference (floats within rtol/atol, others exactly). The exact tier's
-    executable."""
+    those of the reference (floats within rtol/atol, or `fast_atol` under the fast tier;
+    others exactly). The exact tier's executable."""
     exe = accy.compile(fn, *args)
     assert not exe.fallbacks, exe.report()
     fast = accy.compile(fn, *args, target=FAST)
-    for e in (exe, fast):
+    for e, tol in ((exe, atol), (fast, fast_atol or atol)):
         assemble(e.ptx)
         got = e.run(*args, device="emulator")
         want = e.run(*args, device="reference")
@@ -39,7 +39,7 @@ def compiled(fn, args, rtol=1e-5, atol=1e-5):
             assert g.dtype == w.dtype and g.shape == w.shape
             if g.dtype.kind == "f" or g.dtype == ml_dtypes.bfloat16:
                 np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64),
-                                           rtol=rtol, atol=atol)
+                                           rtol=rtol, atol=tol)
             else:
                 np.testing.assert_array_equal(g, w)
     return exe
@@ -82,3 +82,85 @@ def test_a_while_loop_counting_beside_a_row_pipeline(rng):
             return i + 1, ops.softmax(c, -1) * 2.0
         return ops.while_loop(lambda state: state[0] < n, body, (np.int32(0), x))
     compiled(fn, [draw(rng, (4, 8)), np.asarray(4, np.int32)])
+
+
+# ---- dense constants: constant buffers ----------------------------------------------------------
+
+def _mixed(dtype, shape, rng):
+    """A constant of `dtype` with several distinct elements (never a splat)."""
+    values = draw(rng, shape, dtype)
+    flat = values.reshape(-1)
+    flat[:2] = np.array([1, 0]).astype(flat.dtype)
+    return values
+
+
+def test_gathers_by_constant_index_lists(rng):
+    exe = compiled(lambda x: (x[:, [0, 2]], ops.take(x, [3, 1, 1], axis=0) * 2.0),
+                   [draw(rng, (4, 5))])
+    assert {k.kind for k in exe.kernels} == {"shape"}
+    indices = [np.frombuffer(b.data, np.int32).tolist() for b in exe.buffers.buffers
+               if b.kind == "constant"]
+    assert indices == [[0, 2], [3, 1, 1]]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i32", "i1"])
+def test_a_dense_constant_of_each_dtype(dtype, rng):
+    c = _mixed(dtype, (3, 4), rng)
+    if dtype == "i1":
+        fn = (lambda x: (x ^ c, ops.logical_not(c) | x))
+    else:
+        fn = (lambda x: (x + c, x * c[0]))
+    tol = {"f16": 1e-3, "bf16": 1e-2}.get(dtype, 1e-6)
+    exe = compiled(fn, [draw(rng, (3, 4), dtype)], rtol=tol, atol=tol)
+    assert [b.kind for b in exe.buffers.buffers].count("constant") >= 1
+
+
+def test_a_dense_constant_in_a_reduction_and_returned(rng):
+    c = _mixed("f32", (8,), rng)
+    x = draw(rng, (4, 8))
+    exe = compiled(lambda x: (ops.sum(x * c, -1), ops.softmax(x + c, -1), c), [x],
+                   atol=8 * 2.0 ** -23 * 8 * float(np.abs(x * c).sum()))
+    assert [k.kind for k in exe.kernels] == ["row_pipeline"]
+
+
+def test_a_constant_matrix_in_a_dot(rng):
+    w = _mixed("f32", (8, 16), rng)
+    x = draw(rng, (32, 8))
+    tf32 = 2.0 ** -10 * float((np.abs(x) @ np.abs(w)).max())     # the fast tier's mma
+    exe = compiled(lambda x: ops.tanh(x @ w + w[0]), [x], rtol=1e-5, atol=1e-5, fast_atol=tf32)
+    assert "dot_general" in {k.kind for k in exe.kernels}
+
+
+def test_dense_constants_inside_a_loop_body(rng):
+    """Constants of the body's own block (its buffer plan's), and one of the function's block
+    that starts a carried value (the loop copies it into its state buffer)."""
+    start = _mixed("f32", (3, 4), rng)
+
+    def fn(x, n):
+        def body(i, c):
+            acc, carried = c
+            scale = np.array([0.5, -0.25, 0.75, 1.0], np.float32)
+            return acc * scale + carried[0], carried * np.array([1, 2, 0, 1], np.float32)
+        return ops.fori_loop(0, n, body, (x, ops.asarray(start)))
+    exe = compiled(fn, [draw(rng, (3, 4)), np.asarray(3, np.int32)])
+    (program,) = exe.loops.values()
+    assert "constant" in {b.kind for b in program.body.buffers.buffers}
+    assert "constant" in {b.kind for b in exe.buffers.buffers}
+
+
+def test_a_constant_is_uploaded_once_per_device(rng):
+    from accy.runtime.emulator.driver import Emulator
+    c = np.array([1.5, -2.25, 3.125, 7.0], np.float32)
+    exe = accy.compile(lambda x: x * c + 1, draw(rng, (2, 4)))
+    assert not exe.fallbacks
+    device, uploads = Emulator(), []
+    htod = device.memcpy_htod
+    device.memcpy_htod = lambda p, a: (uploads.append(np.asarray(a).tobytes()), htod(p, a))
+    for _ in range(2):
+        x = draw(rng, (2, 4))
+        np.testing.assert_allclose(exe.run(x, device=device), x * c + 1, rtol=1e-6)
+    assert sum(c.tobytes() in u for u in uploads) == 1
+    with exe.bind(x, device="emulator") as bound:        # another device: its own upload
+        bound.launch()
+        bound.launch()
+        np.testing.assert_allclose(bound.results(), x * c + 1, rtol=1e-6)

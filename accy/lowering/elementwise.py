@@ -32,14 +32,13 @@ a schedule from them:
 - `serial`: otherwise (only 1-byte dtypes, or no elements): one element per thread and
   grid-stride step, the baseline launch.
 
-Parameters: the item's inputs, then its outputs (pointers), then `n`, the element count (i64).
+Parameters: the item's inputs (a dense constant among them: its constant buffer), then its
+outputs (pointers), then `n`, the element count (i64). A splat constant is an immediate.
 Not lowered here (UnsupportedError, so the item runs on the host under the exact tier):
-non-splat constants, compares with a non-default compare_type, f64 transcendentals.
+compares with a non-default compare_type, f64 transcendentals.
 """
 import math
 from functools import lru_cache
-
-import numpy as np
 
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
@@ -505,11 +504,8 @@ class Lowering:
         op = v.owner
         name = op.name.removeprefix("tensor.")
         dtype = v.type.dtype
-        if name == "constant":
+        if name == "constant":      # a splat (the planner reads dense ones from memory)
             array = op.attributes["value"].array.reshape(-1)
-            if array.size and not (array.view(np.uint8).reshape(array.size, -1) ==
-                                   array.view(np.uint8).reshape(array.size, -1)[0]).all():
-                raise UnsupportedError("a constant with many values (not a splat)")
             return kb.constant(array[0].item() if array.size else 0, dtype)
         if name == "iota":
             return kb.convert(self.materialize(idx[op.attributes["iota_dimension"]]), dtype)

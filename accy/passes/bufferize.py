@@ -19,12 +19,17 @@ it to the last one that reads it.
 - Donation: the function attribute `accy.donate = [i, ...]` donates arguments; a donated
   argument can hold a result written in place as above, instead of a separate output buffer.
   A result that is itself an argument (or returned twice) is copied (`copy_of`).
+- Constants: a dense constant that a work item or the terminator reads (`SchedulePlan.
+  constants`) is a constant buffer holding its bytes (`data`), outside the arena: the runtime
+  uploads it once per device, and kernels read it like an input. A returned constant is copied.
 - iterate: the cond and body blocks get buffer plans of their own (their block arguments are
   bound to the loop-carried buffers, their yields to the next ones); their arenas take one
   workspace buffer in the enclosing arena while the loop runs, and so do two buffers per
   loop-carried value (a step reads one and writes the other) and the condition's flag.
 """
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from accy.errors import AccyError
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
@@ -44,8 +49,9 @@ class BufferPlanError(AccyError):
 @dataclass(eq=False)
 class Buffer:
     """`kind`: input (an argument), output (a result), arena (an intermediate), workspace (an
-    iterate's nested arena), loop_state (one of the two buffers of a loop-carried value) or
-    loop_flag (an iterate condition's result). `first`/`last`: the work items (ids) of its live range in the
+    iterate's nested arena), loop_state (one of the two buffers of a loop-carried value),
+    loop_flag (an iterate condition's result) or constant (a dense constant, its bytes in
+    `data`). `first`/`last`: the work items (ids) of its live range in the
     arena. `alias_of`: the buffer it shares (in place or donated); `copy_of`: the buffer a
     result is copied from."""
     id: int
@@ -58,6 +64,7 @@ class Buffer:
     alias_of: object = None
     copy_of: object = None
     donated: bool = False
+    data: bytes = None
 
     @property
     def size(self):
@@ -111,6 +118,13 @@ def _nbytes(value):
     return n
 
 
+def _constant_bytes(op):
+    """The elements of constant `op` as its buffer holds them (row-major, its dtype)."""
+    t = op.results[0].type
+    array = np.broadcast_to(op.attributes["value"].array, t.shape)
+    return np.ascontiguousarray(array, numpy_dtype(t.dtype)).tobytes()
+
+
 def donated_arguments(func):
     """The argument indices `accy.donate` names (checked)."""
     attr = func.attributes.get(DONATE)
@@ -143,6 +157,9 @@ def plan_buffers(schedule, layout, donated=frozenset()):
     for i, a in enumerate(block.arguments):
         if hasattr(a.type, "shape"):
             new("input", a, _nbytes(a), donated=i in donated)
+    for op in schedule.constants:
+        v = op.results[0]
+        new("constant", v, _nbytes(v), data=_constant_bytes(op))
     term = block.last_op if block.last_op is not None and block.last_op.operands else None
     last_read = {}
     for item in schedule.items:
@@ -170,7 +187,7 @@ def plan_buffers(schedule, layout, donated=frozenset()):
             new("loop_flag", None, 1, first=item.id, last=item.id)
     producers = {v: item for item in schedule.items for v in item.outputs}
     for v in results:
-        if v in buffer_of and buffer_of[v].kind in ("input", "output"):
+        if v in buffer_of and buffer_of[v].kind in ("input", "output", "constant"):
             new("output", v, _nbytes(v), copy_of=buffer_of[v])
             continue
         producer = producers.get(v)

@@ -11,9 +11,10 @@ scan, kernel_call (`KINDS`).
 
 How ops are grouped (docs/plans.md has the full rules):
 - Shape ops that only move elements (broadcast_in_dim, reshape, transpose, slice, reverse) and
-  constants and iota compute nothing: they are never a work item's member of their own; every
-  work item that reads through one takes a copy (`ops` lists it) and addresses the source
-  through the composed index map. Where their value must exist in memory (returned, or an
+  splat constants and iota compute nothing: they are never a work item's member of their own;
+  every work item that reads through one takes a copy (`ops` lists it) and addresses the source
+  through the composed index map. A dense constant (several distinct elements) lives in a
+  constant buffer instead: items read it as an input (`SchedulePlan.constants` lists them). Where their value must exist in memory (returned, or an
   operand of iterate/kernel_call), or a transpose would make a reduction or scan read across
   the innermost dim, they are materialized like any other op.
 - Every other op lands in exactly one work item. Work items grow by merging a producer's item
@@ -94,12 +95,15 @@ class WorkItem:
 class SchedulePlan:
     """The work items of one block (a function body, or an iterate's cond or body block), in
     execution order. `item_of`: op -> item id for every planned op (a copied op maps to the
-    first item that copies it). `unused`: pure ops nothing reads, left out of the plan."""
+    first item that copies it). `unused`: pure ops nothing reads, left out of the plan.
+    `constants`: the block's dense constants that items or the terminator read from memory
+    (`dense_constant`), in program order."""
     block: object
     items: tuple
     item_of: dict
     unused: tuple
     ideal_bytes: int
+    constants: tuple = ()
 
     @property
     def bytes(self):
@@ -126,6 +130,9 @@ class SchedulePlan:
                     f"{role} {_op_ref(op, numbers)}" for role, op in item.roles.items()))
             for label, sub in zip(("cond", "body"), item.plans):
                 lines.append(f"{pad}  {label}: " + sub.text(numbers, depth + 2).lstrip())
+        if self.constants:
+            lines.append(f"{pad}constants: " + " ".join(_op_ref(op, numbers)
+                                                       for op in self.constants))
         if self.unused:
             lines.append(f"{pad}unused: " + " ".join(_op_ref(op, numbers) for op in self.unused))
         return "\n".join(lines) + ("\n" if depth == 0 else "")
@@ -289,7 +296,11 @@ class _Graph:
         self.term = self.nodes[-1] if self.nodes and self.nodes[-1].role == "term" else None
         body = self.nodes[:-1] if self.term is not None else self.nodes
         self.local = {}                 # value -> producing node of this block
+        self.constants = []             # dense constants: read from memory, like arguments
         for n in body:
+            if n.name == "tensor.constant" and dense_constant(n.op):
+                self.constants.append(n)
+                continue
             for r in n.op.results:
                 self.local[r] = n
         self.chains = None              # value -> _chain, once the roles are final
@@ -304,7 +315,7 @@ class _Graph:
         live = self._live(candidates)
         self.planned = [n for n in candidates if n in live]
         self.dead = [n for n in candidates if n not in live]
-        self.cheap = [n for n in body if n.role == "cheap"]
+        self.cheap = [n for n in body if n.role == "cheap" and n not in self.constants]
         self.value_readers = {}         # value -> planned nodes reading it
         for n in self.planned + ([self.term] if self.term is not None else []):
             for src, p, _, _ in n.access:
@@ -321,7 +332,6 @@ class _Graph:
         self.pattern_roles = {}         # fixed flash_attention group root -> roles
         self._maps = {}
         self._linears = {}              # ids of a chain's maps -> _pull_back
-        self._splats = {}               # constant node -> bytes a kernel reads for it
         self.rules = {}                 # (node, reduction space) -> _reduction_rules
 
     def _chain(self, value):
@@ -371,12 +381,6 @@ class _Graph:
             n = self.local.get(v)
             if n is not None and n.role == "cheap":
                 n.role = "shape"
-
-    def constant_bytes(self, n):
-        """Bytes a kernel reads for constant node `n`: none for a splat (an immediate)."""
-        if n not in self._splats:
-            self._splats[n] = 0 if _splat(n.op) else _nbytes(n.op.results[0])
-        return self._splats[n]
 
     def _accesses(self, n):
         out = []
@@ -1131,9 +1135,13 @@ def _build_plan(g, groups):
         items.append(item)
         for op in item.ops:
             item_of.setdefault(op, item.id)
-    unused = sorted(g.dead + [n for n in g.cheap if n.op not in item_of], key=_index)
+    read = {v for item in items for v in item.inputs}
+    read.update(g.term.op.operands if g.term is not None else ())
+    constants = [n for n in g.constants if n.op.results[0] in read]
+    unused = sorted(g.dead + [n for n in g.cheap if n.op not in item_of] +
+                    [n for n in g.constants if n not in constants], key=_index)
     return SchedulePlan(g.block, tuple(items), item_of, tuple(n.op for n in unused),
-                        _ideal_bytes(g, items))
+                        _ideal_bytes(g, items), tuple(n.op for n in constants))
 
 
 def _item(g, index, members, pattern_roles, judged):
@@ -1156,7 +1164,6 @@ def _item(g, index, members, pattern_roles, judged):
     else:
         kind, hero = (judged or _judge(member_set))[:2]
     nbytes = sum(_nbytes(v) for v in inputs) + sum(_nbytes(v) for v in outputs)
-    nbytes += sum(g.constant_bytes(c) for c in nodes if c.name == "tensor.constant")
     roles = {name: n.op for name, n in (pattern_roles or {}).items()}
     nbytes += _attention_rereads(roles) if roles else dot_rereads(hero.op)
     plans = ()
@@ -1174,13 +1181,14 @@ def _attention_rereads(roles):
     return (tiles - 1) * (_nbytes(scores.operands[1]) + _nbytes(values.operands[1]))
 
 
-def _splat(op):
-    """A constant whose elements are all one value (bit for bit): an immediate in the kernel."""
+def dense_constant(op):
+    """Whether constant `op` has elements of more than one value (bit for bit): it lives in a
+    constant buffer, which kernels read like an input; a splat is an immediate."""
     a = op.attributes["value"].array.reshape(-1)
     if a.size <= 1:
-        return True
+        return False
     rows = a.view(np.uint8).reshape(a.size, -1)
-    return bool((rows == rows[0]).all())
+    return not bool((rows == rows[0]).all())
 
 
 def _ideal_bytes(g, items):

@@ -55,6 +55,7 @@ class Executable:
     cubin: bytes = None         # `ptx` assembled by ptxas, when the target asks for a cubin
     loops: dict = field(default_factory=dict)   # iterate item id -> its LoopProgram
     _loaded: dict = field(default_factory=dict, repr=False)    # id(device) -> functions
+    _constants: dict = field(default_factory=dict, repr=False)  # id(device) -> addresses
     _assembled: object = field(default=None, repr=False)       # ptxas's Assembled, once run
 
     @property
@@ -202,6 +203,7 @@ class _Run:
         self.functions = {}
         self.bound = {}                 # value -> address, for a loop block's arguments/yields
         self.frames = []                # (a loop block's BufferPlan, its arena's address)
+        self.constants = {}             # constant value -> address (`uploaded_constants`)
 
     def run_items(self, items, scope):
         """Run one block's work items in order: kernels, loops, host fallbacks."""
@@ -273,6 +275,7 @@ class _Run:
         exe, dev = self.exe, self.dev
         plan = exe.buffers
         self.functions = exe.loaded(dev)
+        self.constants = self.uploaded_constants()
         allocations = self.allocations = []
         self.scratch = None
         arena = None
@@ -295,6 +298,25 @@ class _Run:
         for a, x in zip(args, arrays):
             if a in plan.buffer_of:
                 dev.memcpy_htod(self.address(a), np.ascontiguousarray(x))
+
+    def uploaded_constants(self):
+        """{value: address} of the constant buffers of the function's block and its loops'
+        blocks, uploaded on the first run on this device and kept there with the loaded
+        modules (runs only read them)."""
+        cache, dev = self.exe._constants, self.dev
+        key = id(dev)
+        if key not in cache or cache[key][0] is not dev:
+            addresses, plans = {}, [self.exe.buffers]
+            while plans:
+                plan = plans.pop()
+                plans += [sub for subs in plan.nested.values() for sub in subs]
+                for b in plan.buffers:
+                    if b.kind == "constant":
+                        p = dev.mem_alloc(b.nbytes)
+                        dev.memcpy_htod(p, np.frombuffer(b.data, np.uint8))
+                        addresses[b.value] = int(p)
+            cache[key] = (dev, addresses)
+        return cache[key][1]
 
     def results(self):
         """Make the copies the plan asks for, then copy the results out."""
@@ -323,6 +345,8 @@ class _Run:
         if buffer is None:
             if value in self.bound:
                 return self.bound[value]
+            if value in self.constants:
+                return self.constants[value]
             for plan, base in reversed(self.frames):     # a loop block's intermediates
                 b = plan.buffer_of.get(value)
                 if b is not None and b.kind not in ("input", "output"):
