@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy.runtime.emulator import tensorcore  # noqa: F401  (registers mma, ldmatrix, cp.async)
+from accy.runtime.emulator.calls import link
 from accy.runtime.emulator.counters import MemoryCounters
 from accy.runtime.emulator.instructions import HANDLERS
 from accy.runtime.emulator.machine import KernelFault, Machine, TIME_LIMIT
@@ -89,7 +90,7 @@ class Emulator:
     def module_from_buffer(self, ptx):
         if isinstance(ptx, bytes):
             ptx = ptx.decode()
-        return EmulatedModule(self, parse(ptx))
+        return EmulatedModule(self, link(parse(ptx)))
 
 
 class EmulatedModule:

@@ -1716,9 +1716,8 @@ def _bra(ins, m):
     return lambda r: target
 
 
-@op("ret", "exit")
-def _ret(ins, m):
-    _check_mods(ins, {"uni"})
+@op("exit")
+def _exit(ins, m):
     return lambda r: "exit"
 
 

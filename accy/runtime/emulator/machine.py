@@ -87,6 +87,7 @@ class Machine:
         self.steps = 0
         self.thread_instructions = 0
         self.counters = None            # a counters.MemoryCounters while counting
+        self.call_stack = None          # a calls.CallStack once a device function is called
 
     # ---- setup ---------------------------------------------------------------------------
     def _param_block(self, values):
@@ -421,10 +422,13 @@ class Machine:
                 pc, at = self.pc, live
             else:
                 waiting = np.where(self.done, n + 1, self.pcs)     # finished threads last
-                pc = int(waiting.min())
+                if self.call_stack is None:
+                    pc = int(waiting.min())
+                    at = np.flatnonzero(waiting == pc)
+                else:                   # threads inside a call before those after it
+                    pc, at = self.call_stack.next_group(waiting)
                 if pc > n:
                     return
-                at = np.flatnonzero(waiting == pc)
                 if len(at) == self.T - int(self.done.sum()):    # everyone is back together
                     self.pc, self.pcs = pc, None
                     live = slice(None) if len(at) == self.T else at

@@ -144,6 +144,27 @@ class SharedMemory:
             self.last_write = np.zeros(rows * self.row, np.int32)
             self.last_read = np.zeros(rows * self.row, np.int32)
 
+    def grow(self, nbytes):
+        """Make each row hold at least `nbytes` (a deeper call stack), keeping the contents."""
+        if nbytes <= self.nbytes:
+            return
+        row = -(-nbytes // 16) * 16
+        if row > self.row:
+            pad = ((0, 0), (0, row - self.row))
+            self.data, self.written = np.pad(self.data, pad), np.pad(self.written, pad)
+            self.row = row
+        self.nbytes = nbytes
+
+    def copy(self, owner, source, target, nbytes):
+        """Move `nbytes` from offsets `source` to `target` of rows `owner`, with their written
+        record (a call's arguments and results: bytes never written stay unreadable)."""
+        rows = np.asarray(owner, np.int64)[:, None] * self.row + np.arange(nbytes)
+        src = rows + np.asarray(source, np.int64)[:, None]
+        dst = rows + np.asarray(target, np.int64)[:, None]
+        for array in (self.data, self.written):
+            flat = array.reshape(-1)
+            flat[dst] = flat[src]
+
     def barrier(self, rows):
         """The blocks `rows` passed a barrier: what came before is ordered with what follows."""
         if self.racecheck:

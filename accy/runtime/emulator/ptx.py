@@ -3,9 +3,13 @@
 Covers what accy emits and what nvcc writes for ordinary kernels: the module directives
 (.version, .target, .address_size), .visible/.extern .entry, .param lists, .reg (with the
 `%r<11>` range form), .shared/.const/.global variables with .align and array sizes, labels,
-predicate guards (`@%p` / `@!%p`), `{ }` scopes (inline asm; registers declared in a scope are
-renamed apart), and operands: registers, immediates (decimal, hex, 0f/0d floats), special
-registers (%tid.x, ...), symbols, `[addr+offset]`, vectors `{a, b}` and `%r|%p` pairs.
+predicate guards (`@%p` / `@!%p`), `{ }` scopes (inline asm, call sequences, also right after
+a label; registers and .param variables declared in a scope are renamed apart), and operands:
+registers, immediates (decimal, hex, 0f/0d floats), special registers (%tid.x, ...), symbols,
+`[addr+offset]`, vectors `{a, b}` and `%r|%p` pairs.
+Device functions: `.func` definitions (Module.functions, with their return parameters) and
+bodiless prototypes (Module.declarations), `.param` variables inside bodies, and
+`call[.uni] (results), target, (arguments)[, prototype]`; calls.py links them into kernels.
 Anything else is a PtxError naming the line, never skipped.
 """
 import re
@@ -85,13 +89,16 @@ class Variable:
 
 @dataclass
 class Kernel:
+    """An .entry, or a .func (then `returns` lists its return parameters)."""
     name: str
     params: list            # (name, dtype, size, align)
     registers: dict         # name -> dtype
-    variables: list         # shared/local variables of the body
+    variables: list         # shared/local variables of the body, and .param of call sites
     instructions: list
     labels: dict            # label -> instruction index
     line: int = 0
+    returns: list = None    # a .func's return parameters, as params; None for an .entry
+    linkage: object = None  # the device functions linked in (calls.Linkage), if it calls any
 
 
 @dataclass
@@ -101,6 +108,8 @@ class Module:
     address_size: int = 64
     kernels: dict = field(default_factory=dict)
     variables: list = field(default_factory=list)   # module-scope .global/.const/.shared
+    functions: dict = field(default_factory=dict)   # .func definitions by name
+    declarations: dict = field(default_factory=dict)  # .func name -> line of a bodiless one
 
 
 TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
@@ -186,6 +195,7 @@ class _Parser:
     def __init__(self, text):
         self.stmts = _statements(text)
         self.i = 0
+        self.symbols = [{}]      # the .param variables of call sites in scope (see body)
 
     def error(self, line, message, stmt=""):
         stmt = " ".join(stmt.split())
@@ -215,13 +225,14 @@ class _Parser:
                 if m.address_size != 64:
                     self.error(line, "only .address_size 64 is supported")
             elif ".entry" in words or ".func" in words:
-                if ".func" in words:
-                    self.error(line, ".func (device functions) is not supported; inline them",
-                               stmt)
+                if ".func" in words and end == ";":      # a prototype (.extern or forward)
+                    m.declarations[self.header(line, stmt)[0]] = line
+                    continue
                 kernel = self.kernel(line, stmt, end)
-                if kernel.name in m.kernels:
-                    self.error(line, f"kernel {kernel.name} is defined twice")
-                m.kernels[kernel.name] = kernel
+                table = m.kernels if kernel.returns is None else m.functions
+                if kernel.name in m.kernels or kernel.name in m.functions:
+                    self.error(line, f"{kernel.name} is defined twice")
+                table[kernel.name] = kernel
             elif head in (".global", ".const", ".shared", ".extern", ".visible") or \
                     head.startswith(".global") or ".global" in words or ".const" in words:
                 m.variables.append(self.variable(line, stmt))
@@ -230,32 +241,46 @@ class _Parser:
         return m
 
     def kernel(self, line, header, end):
-        # header: [.visible|.extern|.weak] .entry NAME ( params... )  -- may span statements
-        text = header
         if end == ";":           # a declaration without a body
             self.error(line, "a kernel declaration without a body", header)
-        if end == "{" and "(" in text and ")" not in text:
+        if end == "{" and "(" in header and ")" not in header:
             self.error(line, "unterminated parameter list", header)
-        m = re.match(r"(?:\.\w+\s+)*\.entry\s+([\w$]+)\s*(?:\((.*)\))?\s*(.*)$", text, re.S)
-        if not m:
-            self.error(line, "bad .entry header", header)
-        name, params_text = m.group(1), m.group(2) or ""
-        params = []
-        for p in filter(None, (s.strip() for s in params_text.split(","))):
-            pm = re.match(r"\.param\s+((?:\.\w+(?:\s+\d+)?\s+)*)\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?$",
-                          p)
-            if not pm:
-                self.error(line, "bad parameter", p)
-            quals, dtype, pname, count = pm.groups()
-            if dtype not in TYPE_BYTES:
-                self.error(line, f"unknown parameter type .{dtype}", p)
-            align = re.search(r"\.align\s+(\d+)", quals or "")
-            size = TYPE_BYTES[dtype] * int(count or 1)
-            params.append((pname, dtype, size, int(align.group(1)) if align else TYPE_BYTES[dtype]))
-        k = Kernel(name, params, {}, [], [], {}, line)
+        name, params, returns = self.header(line, header)
+        k = Kernel(name, params, {}, [], [], {}, line, returns)
         self.body(k)
         self.check_registers(k)
         return k
+
+    def header(self, line, text):
+        """(name, params, returns) of `[.visible|.extern|.weak] .entry NAME (params)` or
+        `.func [(returns)] NAME [(params)]`; returns is None for an .entry."""
+        m = re.match(r"(?:\.\w+\s+)*\.(entry|func)\s+(?:\(([^)]*)\)\s*)?([\w$]+)\s*"
+                     r"(?:\((.*?)\))?\s*(.*)$", text, re.S)
+        if not m or (m.group(1) == "entry" and m.group(2) is not None):
+            self.error(line, "bad .entry or .func header", text)
+        kind, returns_text, name, params_text, _ = m.groups()
+        params = self.param_list(line, params_text or "")
+        return name, params, (self.param_list(line, returns_text or "") if kind == "func"
+                              else None)
+
+    def param_list(self, line, text):
+        params = []
+        for p in filter(None, (s.strip() for s in text.split(","))):
+            params.append(self.param(line, p))
+        return params
+
+    def param(self, line, text):
+        """(name, dtype, size, align) of `.param [.align N] .type name[count]`."""
+        pm = re.match(r"\.param\s+((?:\.\w+(?:\s+\d+)?\s+)*)\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?$",
+                      text)
+        if not pm:
+            self.error(line, "bad parameter (only .param ones are supported)", text)
+        quals, dtype, pname, count = pm.groups()
+        if dtype not in TYPE_BYTES:
+            self.error(line, f"unknown parameter type .{dtype}", text)
+        align = re.search(r"\.align\s+(\d+)", quals or "")
+        size = TYPE_BYTES[dtype] * int(count or 1)
+        return pname, dtype, size, int(align.group(1)) if align else TYPE_BYTES[dtype]
 
     def check_registers(self, k):
         """Every register an instruction names is declared (PTX requires it; ptxas rejects it
@@ -267,7 +292,8 @@ class _Parser:
                                          f"special register)", ins.text)
 
     def body(self, k):
-        scopes = [{}]            # per scope: declared name -> unique name
+        scopes = [{}]            # per scope: declared register name -> unique name
+        self.symbols = [{}]      # likewise for the .param variables of call sites
         serial = 0
         while self.i < len(self.stmts):
             line, stmt, end = self.stmts[self.i]
@@ -277,17 +303,21 @@ class _Parser:
                 if stmt:
                     self.error(line, "unexpected '{'", stmt)
                 scopes.append({})
+                self.symbols.append({})
                 continue
             if end == "}":
                 line, stmt = self.labels(k, line, stmt)
                 if stmt:
                     self.instruction(k, line, stmt, scopes)
                 scopes.pop()
+                self.symbols.pop()
                 if not scopes:
                     return
                 continue
             if not stmt:
                 continue
+            if re.match(r"^[$\w]+\s*:\s*\.callprototype\b", stmt):
+                continue        # a prototype for indirect calls: checked by ptxas
             line, stmt = self.labels(k, line, stmt)
             if not stmt:
                 continue
@@ -303,6 +333,11 @@ class _Parser:
                     k.registers[unique] = dtype
             elif stmt.startswith((".shared", ".local", ".const", ".global")):
                 k.variables.append(self.variable(line, stmt))
+            elif stmt.startswith(".param"):          # an argument or result of a call
+                name, dtype, size, align = self.param(line, stmt)
+                serial += 1
+                self.symbols[-1][name] = unique = f"{name}__p{serial}"
+                k.variables.append(Variable(unique, "param", dtype, size, align))
             elif stmt.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
                                   ".loc", ".file", ".noreturn")):
                 continue
@@ -374,7 +409,10 @@ class _Parser:
         parts = stmt.split(None, 1)
         op = parts[0]
         pieces = op.split(".")
-        operands = self.operands(line, parts[1] if len(parts) > 1 else "", scopes, stmt)
+        if pieces[0] == "call":
+            operands = self.call_operands(line, parts[1] if len(parts) > 1 else "", scopes, stmt)
+        else:
+            operands = self.operands(line, parts[1] if len(parts) > 1 else "", scopes, stmt)
         k.instructions.append(Instruction(line, text, pieces[0], tuple(pieces[1:]),
                                           operands, guard, negate))
 
@@ -384,6 +422,28 @@ class _Parser:
             if name in scope:
                 return scope[name]
         return name
+
+    def call_operands(self, line, text, scopes, stmt):
+        """`call (results), target, (arguments)[, prototype]`, results and arguments
+        optional: (Vector of result Symbols, target, Vector of argument Symbols) plus the
+        prototype's Symbol; the target is a Symbol (a function) or a Reg (indirect)."""
+        m = re.match(r"^(?:\(([^)]*)\)\s*,\s*)?([%$\w.]+)\s*(?:,\s*\(([^)]*)\))?\s*"
+                     r"(?:,\s*([$\w.]+))?$", text.strip(), re.S)
+        if not m:
+            self.error(line, "bad call", stmt)
+        results, target, arguments, prototype = m.groups()
+
+        def names(items):
+            out = []
+            for item in _split_top(items or ""):
+                if not re.match(r"^[$A-Za-z_][$\w]*$", item):
+                    self.error(line, f"a call's arguments and results must be .param "
+                                     f"variables, not '{item}'", stmt)
+                out.append(Symbol(self.rename(item, self.symbols)))
+            return Vector(tuple(out))
+        callee = Reg(self.rename(target, scopes)) if target.startswith("%") else Symbol(target)
+        return (names(results), callee, names(arguments)) + \
+            ((Symbol(prototype),) if prototype else ())
 
     def operands(self, line, text, scopes, stmt):
         return tuple(self.operand(line, item, scopes, stmt) for item in _split_top(text))
@@ -403,6 +463,8 @@ class _Parser:
                     return Address(None, int(inner, 0))
                 self.error(line, f"bad address [{inner}]", stmt)
             base = m.group(1)
+            if base is not None and not base.startswith("%"):
+                base = self.rename(base, self.symbols)
             offset = int(m.group(3), 0) * (-1 if m.group(2) == "-" else 1) if m.group(3) else 0
             if base is None:
                 return Address(None, offset)
@@ -426,7 +488,7 @@ class _Parser:
         if any(t in scope for scope in scopes):         # a register named without '%'
             return Reg(self.rename(t, scopes))
         if re.match(r"^[$A-Za-z_.][$\w.]*$", t):
-            return Symbol(t)
+            return Symbol(self.rename(t, self.symbols))
         self.error(line, f"bad operand '{t}'", stmt)
 
 

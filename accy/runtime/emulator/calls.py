@@ -1,0 +1,383 @@
+"""Device functions: `.func` definitions linked into each kernel that calls them, and the
+`call` / `ret` instructions.
+
+Linking (`link(module)`, at load time) appends the code of every function a kernel can reach
+to the kernel's instruction list, its registers and labels renamed apart per function
+(`%r1` of `f` is `%r1@f`). A function's `.param` variables (parameters, return values, and the
+arguments and results of the calls it makes) and its `.local` variables (nvcc's
+`__local_depot` stack) make up its frame, one per activation, in the thread's local memory
+above the kernel's own local variables; the code addresses them from the frame base register
+`%__frame` (`ld.param [x+4]` becomes `ld.local [%__frame+off+4]`, `mov.u64 %SPL,
+__local_depot0` becomes an add to the frame base). The kernel's own call-site `.param`
+variables become plain `.local` ones.
+
+Running: `call` copies the arguments into a new frame on top of the caller's, remembers the
+call site, and jumps to the function; `ret` copies the return values back into the call
+site's variables and returns (in the kernel itself it exits). A recursive function's
+registers are saved on each call and restored on return, so each activation has its own.
+The call stack is per thread; while threads diverge, those inside a call run before those
+after it in the caller (the order of their call stacks, then PCs), which keeps barriers and
+warp-synchronous instructions after a divergent call meeting every thread.
+
+Not modelled: indirect calls through function pointers (a PtxError), `.extern .func` without
+a body (separate compilation: a PtxError), `.reg` parameters. The stack has no size limit of
+its own other than MAX_DEPTH calls deep and MAX_STACK bytes a thread; a GPU's (1 KiB a thread
+by default, cudaLimitStackSize) depends on ptxas's frame sizes, which PTX does not show.
+"""
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from accy.runtime.emulator.instructions import op, _check_mods
+from accy.runtime.emulator.machine import KernelFault
+from accy.runtime.emulator.ptx import Address, Imm, Instruction, Kernel, NotPred, PredPair, \
+    PtxError, Reg, Symbol, Variable, Vector
+
+FRAME = "%__frame"              # the register holding the running function's frame base
+STACK = "__accy_stack"          # the kernel's local variable the frames stack up from
+MAX_DEPTH = 4096                # calls deep (a runaway recursion faults rather than hangs)
+MAX_STACK = 1 << 20             # bytes of call frames a thread
+
+
+@dataclass
+class Callee:
+    """A function as linked into one kernel."""
+    name: str
+    entry: int                  # index of its first instruction
+    frame_size: int
+    offsets: dict               # frame variable -> offset in the frame
+    params: list                # (name, size) in order
+    returns: list               # likewise
+    saved: tuple = ()           # registers saved across a call (recursive functions)
+
+
+@dataclass
+class CallSite:
+    callee: Callee
+    caller: Callee              # None: the kernel itself
+    arguments: tuple            # per parameter: the caller's variable holding it
+    results: tuple              # per return value: the caller's variable receiving it
+
+
+@dataclass
+class Linkage:
+    sites: dict                 # instruction index of a call -> CallSite
+    functions: dict             # instruction index of a function's ret -> its Callee
+
+
+def link(module):
+    """The module with each kernel that calls device functions replaced by its linked form
+    (see the module docstring); PtxError for calls that cannot be resolved."""
+    for name, kernel in list(module.kernels.items()):
+        if any(ins.opcode == "call" for ins in kernel.instructions):
+            module.kernels[name] = _Linker(module, kernel).kernel()
+    return module
+
+
+class _Linker:
+    def __init__(self, module, kernel):
+        self.module, self.root = module, kernel
+        self.order = self.reachable()
+        self.recursive = {f for f in self.order if f in self.reach(f)}
+
+    def callees(self, unit):
+        """(index, call instruction, called function) of each call in `unit`."""
+        for i, ins in enumerate(unit.instructions):
+            if ins.opcode != "call":
+                continue
+            _check_call(ins)
+            target = ins.operands[1]
+            if isinstance(target, Reg):
+                raise PtxError(f"line {ins.line}: indirect calls (through a function pointer) "
+                               f"are not supported: `{ins.text}`")
+            if target.name not in self.module.functions:
+                how = ("is declared without a body (a separately compiled function: link the "
+                       "modules first)" if target.name in self.module.declarations
+                       else "is not defined in this module")
+                raise PtxError(f"line {ins.line}: the called function {target.name} {how}: "
+                               f"`{ins.text}`")
+            yield i, ins, self.module.functions[target.name]
+
+    def reachable(self):
+        order, todo = [], [self.root]
+        while todo:
+            for _, _, f in self.callees(todo.pop()):
+                if f.name not in order:
+                    order.append(f.name)
+                    todo.append(f)
+        return order
+
+    def reach(self, name):
+        seen, todo = set(), [self.module.functions[name]]
+        while todo:
+            for _, _, f in self.callees(todo.pop()):
+                if f.name not in seen:
+                    seen.add(f.name)
+                    todo.append(f)
+        return seen
+
+    def kernel(self):
+        root = self.root
+        temps = {v.name for v in root.variables if v.space == "param"}
+        instructions = [_rewrite(ins, lambda x: x, {}, temps, None) for ins in root.instructions]
+        instructions += _closing(root)
+        labels, registers = dict(root.labels), dict(root.registers, **{FRAME: "u64"})
+        variables = [dataclasses.replace(v, space="local") if v.space == "param" else v
+                     for v in root.variables] + [Variable(STACK, "local", "b8", 0, 16)]
+        units = [(root, None, 0)]
+        callees = {}
+        for name in self.order:
+            f = self.module.functions[name]
+            entry = len(instructions)
+            offsets, size = _frame(f)
+            renamed = {r: f"{r}@{name}" for r in f.registers}
+            registers.update({renamed[r]: t for r, t in f.registers.items()})
+            labels.update({f"{name}::{lab}": entry + i for lab, i in f.labels.items()})
+            branch = {lab: f"{name}::{lab}" for lab in f.labels}
+            callees[name] = Callee(name, entry, size, offsets,
+                                   [(p[0], p[2]) for p in f.params],
+                                   [(p[0], p[2]) for p in f.returns],
+                                   tuple(renamed.values()) if name in self.recursive else ())
+            instructions += [_rewrite(ins, lambda r, m=renamed: m.get(r, r), branch, offsets,
+                                      FRAME) for ins in f.instructions]
+            instructions += _closing(f)
+            variables += [v for v in f.variables if v.space == "shared"]
+            units.append((f, callees[name], entry))
+        sites, functions = {}, {}
+        for unit, callee, start in units:
+            length = len(unit.instructions) + len(_closing(unit))
+            for i, ins, target in self.callees(unit):
+                sites[start + i] = _site(ins, callees[target.name], callee, unit)
+            if callee is not None:
+                for i in range(start, start + length):
+                    if instructions[i].opcode == "ret":
+                        functions[i] = callee
+        return Kernel(root.name, root.params, registers, variables, instructions, labels,
+                      root.line, None, Linkage(sites, functions))
+
+
+def _check_call(ins):
+    _check_mods(ins, {"uni"})
+    if len(ins.operands) not in (3, 4):
+        raise PtxError(f"line {ins.line}: bad call `{ins.text}`")
+
+
+def _closing(unit):
+    """A `ret` after code that could run off its end (PTX returns there)."""
+    last = unit.instructions[-1] if unit.instructions else None
+    if last is not None and last.guard is None and last.opcode in ("ret", "exit", "bra") \
+            and len(unit.instructions) not in unit.labels.values():
+        return []
+    line = last.line if last is not None else unit.line
+    return [Instruction(line, f"ret (end of {unit.name})", "ret", (), ())]
+
+
+def _frame(f):
+    """(variable -> offset, size) of a function's frame: parameters, return values, .local
+    and call-site .param variables, each at its alignment."""
+    items = [(p[0], p[2], p[3]) for p in f.params + f.returns] + \
+        [(v.name, v.size, v.align) for v in f.variables if v.space in ("local", "param")]
+    offsets, top = {}, 0
+    for name, size, align in items:
+        top = -(-top // max(align, 1)) * max(align, 1)
+        offsets[name] = top
+        top += size
+    for v in f.variables:
+        if v.space not in ("local", "param", "shared"):
+            raise PtxError(f"line {f.line}: .{v.space} variable {v.name} inside function "
+                           f"{f.name} is not supported")
+    return offsets, -(-top // 16) * 16
+
+
+def _site(ins, callee, caller, unit):
+    results, _, arguments = ins.operands[:3]
+    if len(arguments.items) != len(callee.params) or \
+            len(results.items) != len(callee.returns):
+        raise PtxError(f"line {ins.line}: {callee.name} takes {len(callee.params)} arguments "
+                       f"and returns {len(callee.returns)} values: `{ins.text}`")
+    sizes = {v.name: v.size for v in unit.variables if v.space == "param"}
+    for item, (_, size) in zip(arguments.items + results.items,
+                               callee.params + callee.returns):
+        if sizes.get(item.name) != size:
+            raise PtxError(f"line {ins.line}: {item.name} is not a .param variable of "
+                           f"{size} bytes, as {callee.name} needs: `{ins.text}`")
+    return CallSite(callee, caller, tuple(x.name for x in arguments.items),
+                    tuple(x.name for x in results.items))
+
+
+def _rewrite(ins, rename, labels, frame, base):
+    """`ins` of a unit with registers renamed, branch labels renamed, and its frame variables
+    (`frame`: name -> offset, addressed from register `base`; or a set of names that become
+    .local variables of the kernel, when `base` is None) read from local memory."""
+    def operand(x):
+        if isinstance(x, Reg):
+            return Reg(rename(x.name)) if x.name != "_" else x
+        if isinstance(x, Vector):
+            return Vector(tuple(operand(y) for y in x.items))
+        if isinstance(x, NotPred):
+            return NotPred(operand(x.pred))
+        if isinstance(x, PredPair):
+            return PredPair(operand(x.value), operand(x.pred))
+        if isinstance(x, Address):
+            if isinstance(x.base, Symbol) and x.base.name in frame and base is not None:
+                return Address(Reg(base), frame[x.base.name] + x.offset)
+            return Address(operand(x.base), x.offset) if isinstance(x.base, Reg) else x
+        if isinstance(x, Symbol) and x.name in labels:
+            return Symbol(labels[x.name])
+        return x
+    if ins.opcode == "call":
+        return dataclasses.replace(ins, guard=operand(ins.guard) if ins.guard else None)
+    mods, operands = ins.mods, tuple(operand(x) for x in ins.operands)
+    on_frame = [x for x in ins.operands if isinstance(x, Address) and
+                isinstance(x.base, Symbol) and x.base.name in frame]
+    if "param" in mods and ins.opcode in ("ld", "st"):
+        if on_frame:
+            mods = tuple("local" if m == "param" else m for m in mods)
+        elif base is not None:
+            raise PtxError(f"line {ins.line}: .param access to something other than this "
+                           f"function's parameters and call arguments: `{ins.text}`")
+    values = [i for i, x in enumerate(ins.operands) if isinstance(x, Symbol) and
+              x.name in frame]
+    opcode = ins.opcode
+    if values and base is not None:     # a frame variable's address: frame base + offset
+        if opcode != "mov" or values != [1]:
+            raise PtxError(f"line {ins.line}: the address of a function's local or parameter "
+                           f"variable is only supported in mov: `{ins.text}`")
+        width = mods[-1][1:]
+        opcode, mods = "add", (f"u{width}",)
+        operands = (operands[0], Reg(base), Imm(frame[ins.operands[1].name]))
+    return dataclasses.replace(ins, opcode=opcode, mods=mods, operands=operands,
+                               guard=operand(ins.guard) if ins.guard else None)
+
+
+# ---- running -------------------------------------------------------------------------------
+
+class CallStack:
+    """Per thread: how many calls deep it is and, per level, the call site, the caller's frame
+    base and (for recursive callees) the saved registers."""
+
+    def __init__(self, machine):
+        self.m = machine
+        self.depth = np.zeros(machine.T, np.int64)
+        self.sites, self.frames, self.saved = [], [], []
+
+    def level_of(self, threads):
+        """The common depth of `threads` (threads run together only with equal call stacks)."""
+        d = self.depth[threads]
+        if len(d) and (d != d[0]).any():
+            raise KernelFault("internal: threads of different call depths run together")
+        return int(d[0]) if len(d) else 0
+
+    def push(self, threads, level, site_pc, registers):
+        if level >= MAX_DEPTH:
+            raise KernelFault(f"calls nested {MAX_DEPTH} deep: endless recursion?")
+        if level == len(self.sites):
+            self.sites.append(np.zeros(self.m.T, np.int64))
+            self.frames.append(np.zeros(self.m.T, np.uint64))
+            self.saved.append({})
+        self.sites[level][threads] = site_pc
+        self.frames[level][threads] = self.m.regs[FRAME][threads]
+        for name in registers:
+            keep = self.saved[level].setdefault(name, np.zeros_like(self.m.regs[name]))
+            keep[threads] = self.m.regs[name][threads]
+        self.depth[threads] = level + 1
+
+    def pop(self, threads, level, registers):
+        for name in registers:
+            self.m.regs[name][threads] = self.saved[level][name][threads]
+        self.m.regs[FRAME][threads] = self.frames[level][threads]
+        self.depth[threads] = level
+
+    def next_group(self, waiting):
+        """(pc, threads) to run next while threads diverge: the live threads whose call stack
+        (call sites, outermost first, then the PC) comes first, all with that same stack."""
+        n = len(self.m.kernel.instructions)
+        threads = np.flatnonzero(waiting <= n)
+        if not len(threads):
+            return n + 1, threads
+        depth = self.depth[threads]
+        for level in range(int(depth.max()) + 1):
+            key = np.where(depth == level, waiting[threads], -1)
+            deeper = depth > level
+            if deeper.any():
+                key[deeper] = self.sites[level][threads[deeper]]
+            keep = key == key.min()
+            threads, depth = threads[keep], depth[keep]
+        return int(waiting[threads[0]]), threads
+
+
+def _stack(m):
+    if m.call_stack is None:
+        m.call_stack = CallStack(m)
+    return m.call_stack
+
+
+def _location(m, site_caller, name, frame_base):
+    """Local-memory offsets of a caller's .param variable: in the kernel, a fixed variable;
+    in a function, at its offset from the caller's frame base."""
+    if site_caller is None:
+        return np.full(len(frame_base), m.symbol_address(name), np.int64)
+    return frame_base.astype(np.int64) + site_caller.offsets[name]
+
+
+@op("call")
+def _call(ins, m):
+    _check_call(ins)
+    pc = m.pc_of[id(ins)]
+    site = m.kernel.linkage.sites[pc]
+    callee = site.callee
+
+    def run(r):
+        threads = m.threads(r)
+        if not len(threads):
+            return None
+        stack = _stack(m)
+        level = stack.level_of(threads)
+        here = m.regs[FRAME][threads]
+        if site.caller is None:
+            base = np.full(len(threads), m.symbol_address(STACK), np.int64)
+        else:
+            base = here.astype(np.int64) + site.caller.frame_size
+        top = int(base.max()) + callee.frame_size
+        if top > MAX_STACK:
+            raise KernelFault(f"the call stack of {callee.name} needs {top} bytes of local "
+                              f"memory a thread (at most {MAX_STACK}): endless recursion?")
+        m.local_memory.grow(top)
+        for name, (param, size) in zip(site.arguments, callee.params):
+            m.local_memory.copy(threads, _location(m, site.caller, name, here),
+                                base + callee.offsets[param], size)
+        stack.push(threads, level, pc, callee.saved)
+        m.regs[FRAME][threads] = base.astype(np.uint64)
+        return callee.entry
+    return run
+
+
+@op("ret")
+def _ret(ins, m):
+    """In the kernel, the thread exits; in a function, it returns to its call site."""
+    _check_mods(ins, {"uni"})
+    linkage = m.kernel.linkage
+    pc = m.pc_of[id(ins)]
+    if linkage is None or pc not in linkage.functions:
+        return lambda r: "exit"
+    callee = linkage.functions[pc]
+
+    def run(r):
+        threads = m.threads(r)
+        if not len(threads):
+            return None
+        stack = _stack(m)
+        level = stack.level_of(threads) - 1
+        site_pcs = stack.sites[level][threads]
+        if (site_pcs != site_pcs[0]).any():
+            raise KernelFault("internal: threads returning to different call sites run together")
+        site = linkage.sites[int(site_pcs[0])]
+        here = m.regs[FRAME][threads].astype(np.int64)
+        caller_frame = stack.frames[level][threads]
+        for name, (value, size) in zip(site.results, callee.returns):
+            m.local_memory.copy(threads, here + callee.offsets[value],
+                                _location(m, site.caller, name, caller_frame), size)
+        stack.pop(threads, level, callee.saved)
+        return int(site_pcs[0]) + 1
+    return run

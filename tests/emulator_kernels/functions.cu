@@ -1,0 +1,77 @@
+// Device functions for tests/test_emulator_functions.py: the math library's double (and
+// precise float) functions, which nvcc calls as .func (trig argument reduction, pow), and
+// __noinline__ functions: several arguments and a return value, recursion with a local array,
+// and calls taken by only some threads of a warp.
+
+// 5 results per element: sin, cos, pow(x, e), exp, log (of |x|)
+extern "C" __global__ void math_f64(const double *x, const double *e, double *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double v = x[i];
+    double *o = out + 5 * i;
+    o[0] = sin(v);
+    o[1] = cos(v);
+    o[2] = pow(fabs(v), e[i]);
+    o[3] = exp(e[i] * 100.0);
+    o[4] = log(fabs(v));
+}
+
+extern "C" __global__ void math_f32(const float *x, const float *e, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    float *o = out + 5 * i;
+    o[0] = sinf(v);
+    o[1] = cosf(v);
+    o[2] = powf(fabsf(v), e[i]);
+    o[3] = expf(e[i] * 10.0f);
+    o[4] = logf(fabsf(v));
+}
+
+// several arguments of several types, a pointer among them, and a double result
+__device__ __noinline__ double blend(double a, float b, int c, long long d, const float *p,
+                                     unsigned char s) {
+    return a * b + (double)c * (double)d - p[c & 7] + s;
+}
+
+extern "C" __global__ void noinline_args(const double *a, const float *b, const long long *d,
+                                         const float *table, double *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = blend(a[i], b[i], i * 3 - 50, d[i], table, (unsigned char)(i * 7));
+}
+
+// recursion that cannot become a loop: two calls, each activation with its own local array
+// (indexed at run time, so it lives in local memory)
+__device__ __noinline__ int walk(int n, int k) {
+    int buf[8];
+    for (int j = 0; j < 8; ++j) buf[j] = n * j + k;
+    if (n <= 0) return buf[k & 7];
+    int left = walk(n - 1, k + buf[(n + k) & 7]);
+    int right = walk(n - 2, left ^ buf[(k * 3) & 7]);
+    return (left * 31 + right) ^ buf[(left + k) & 7];
+}
+
+extern "C" __global__ void recursive(const int *depth, const int *seed, int *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = walk(depth[i], seed[i]);
+}
+
+// only lanes i % 3 == 0 call; the block then meets at a barrier and the warp shuffles
+__device__ __noinline__ float poly(float v, int k) {
+    float r = 0.0f;
+    for (int j = 0; j <= (k & 3); ++j) r = r * v + (float)(j + 1);
+    return r;
+}
+
+extern "C" __global__ void divergent_calls(const float *x, float *y) {
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[i];
+    if (threadIdx.x % 3 == 0) v = poly(v, threadIdx.x);
+    s[threadIdx.x] = v;
+    __syncthreads();
+    float w = __shfl_xor_sync(0xffffffffu, v, 1);
+    y[i] = w + s[(threadIdx.x + 1) % blockDim.x];
+}

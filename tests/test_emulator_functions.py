@@ -1,0 +1,179 @@
+"""Device functions on the emulator: nvcc's PTX for CUDA C that calls .func code
+(tests/emulator_kernels/functions.cu, compiled with `nvcc -arch=sm_90 -ptx`): the math
+library's double functions (argument reduction and pow are separate functions, the reduction
+with a local-memory stack array), precise float ones, __noinline__ functions with several
+arguments and a result, recursion, and calls taken by only some lanes. Results are compared
+with numpy in float64 within the CUDA math library's documented error bounds."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from accy.runtime.emulator import Emulator, KernelFault, PtxError
+from emulator_helpers import load
+
+# CUDA C Programming Guide, "Mathematical Functions" (maximum ulp error, full range); numpy's
+# float64 libm result stands in for the exact value, so one more ulp is allowed for it.
+ULP_F64 = {"sin": 2, "cos": 2, "pow": 2, "exp": 1, "log": 1}
+ULP_F32 = {"sin": 2, "cos": 2, "pow": 4, "exp": 2, "log": 1}
+FUNCTIONS = ("sin", "cos", "pow", "exp", "log")
+
+
+def ulps(actual, expected):
+    """|actual - expected| in units of the last place of `expected`'s type."""
+    spacing = np.spacing(np.abs(expected)).astype(np.float64)
+    return np.abs(actual.astype(np.float64) - expected.astype(np.float64)) / spacing
+
+
+def _math_inputs(rng, n, dtype, scales):
+    x = (rng.standard_normal(n) * rng.choice(scales, n)).astype(dtype)
+    e = rng.uniform(-3, 3, n).astype(dtype)
+    return x, e
+
+
+@pytest.mark.parametrize("dtype, bounds, scales, scale_exp", [
+    (np.float64, ULP_F64, [1, 10, 1e3, 1e6, 1e12, 1e300], 100.0),   # >= 2^31: the slow path
+    (np.float32, ULP_F32, [1, 10, 1e3, 1e6, 1e30], 10.0)])
+def test_math_library_functions(ptx, rng, dtype, bounds, scales, scale_exp):
+    n = 300
+    x, e = _math_inputs(rng, n, dtype, scales)
+    kernel = "math_f64" if dtype == np.float64 else "math_f32"
+    dev, fn = load(ptx, "functions", kernel)
+    out = dev.mem_alloc(5 * n * x.itemsize)
+    fn(dev.to_device(x), dev.to_device(e), out, np.int32(n), block=(64, 1, 1), grid=(5, 1, 1))
+    got = dev.from_device(out, (n, 5), dtype)
+    x64, e64 = x.astype(np.float64), e.astype(np.float64)
+    exp_arg = (e * dtype(scale_exp)).astype(np.float64)       # the product rounds in dtype
+    with np.errstate(over="ignore"):
+        expected = np.stack([np.sin(x64), np.cos(x64), np.abs(x64) ** e64, np.exp(exp_arg),
+                             np.log(np.abs(x64))], 1).astype(dtype)
+    for k, name in enumerate(FUNCTIONS):
+        finite = np.isfinite(expected[:, k])
+        np.testing.assert_array_equal(got[~finite, k], expected[~finite, k])
+        err = ulps(got[finite, k], expected[finite, k])
+        assert err.max() <= bounds[name] + 1, \
+            f"{name}: {err.max()} ulp at x={x[finite][err.argmax()]!r}"
+
+
+def test_noinline_function_with_several_arguments(ptx, rng):
+    n = 250
+    a = rng.standard_normal(n)
+    b = rng.standard_normal(n).astype(np.float32)
+    d = rng.integers(-10**12, 10**12, n)
+    table = rng.standard_normal(8).astype(np.float32)
+    dev, fn = load(ptx, "functions", "noinline_args")
+    out = dev.mem_alloc(8 * n)
+    fn(dev.to_device(a), dev.to_device(b), dev.to_device(d), dev.to_device(table), out,
+       np.int32(n), block=(64, 1, 1), grid=(4, 1, 1))
+    i = np.arange(n)
+    c = i * 3 - 50
+    # each operation of blend() rounds in f64 as written: a*b + c*d - p[c & 7] + s
+    expected = a * b.astype(np.float64) + c.astype(np.float64) * d.astype(np.float64) \
+        - table[c & 7].astype(np.float64) + ((i * 7) & 255)
+    np.testing.assert_array_equal(dev.from_device(out, n, np.float64), expected)
+
+
+def _i32(v):
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _walk(n, k):
+    """walk() of functions.cu in Python, with int32 wrapping."""
+    buf = [_i32(n * j + k) for j in range(8)]
+    if n <= 0:
+        return buf[k & 7]
+    left = _walk(n - 1, _i32(k + buf[(n + k) & 7]))
+    right = _walk(n - 2, left ^ buf[_i32(k * 3) & 7])
+    return _i32(_i32(left * 31) + right) ^ buf[_i32(left + k) & 7]
+
+
+def test_recursion_with_local_arrays(ptx, rng):
+    """Each thread recurses to its own depth (up to 2^8 calls), so the call stacks of a warp
+    diverge; every activation keeps its own registers and local array."""
+    n = 130
+    depth = rng.integers(-1, 9, n).astype(np.int32)
+    seed = rng.integers(-1000, 1000, n).astype(np.int32)
+    dev, fn = load(ptx, "functions", "recursive")
+    out = dev.mem_alloc(4 * n)
+    fn(dev.to_device(depth), dev.to_device(seed), out, np.int32(n), block=(64, 1, 1),
+       grid=(3, 1, 1))
+    expected = np.array([_walk(int(p), int(q)) for p, q in zip(depth, seed)], np.int32)
+    np.testing.assert_array_equal(dev.from_device(out, n, np.int32), expected)
+
+
+def test_divergent_calls_then_barrier_and_shuffle(ptx, rng):
+    """Only lanes tid % 3 == 0 call; the others wait for them at __syncthreads and the
+    shuffle, as on a GPU (the callers must not be left behind inside the function)."""
+    size, grid = 128, 2
+    x = rng.standard_normal(size * grid).astype(np.float32)
+    dev, fn = load(ptx, "functions", "divergent_calls")
+    out = dev.mem_alloc(x.nbytes)
+    fn(dev.to_device(x), out, block=(size, 1, 1), grid=(grid, 1, 1))
+    tid = np.arange(size * grid) % size
+    v = x.copy()
+    for i in np.flatnonzero(tid % 3 == 0):
+        r = np.float64(0)
+        for j in range((tid[i] & 3) + 1):   # fma.rn.f32: the f64 product is exact, the sum
+            # almost always (a double rounding differs about once in 2^29)
+            r = np.float64(np.float32(r * np.float64(x[i]) + (j + 1)))
+        v[i] = np.float32(r)
+    block = v.reshape(grid, size)
+    expected = block[:, np.arange(size) ^ 1] + block[:, (np.arange(size) + 1) % size]
+    np.testing.assert_array_equal(dev.from_device(out, size * grid, np.float32),
+                                  expected.reshape(-1))
+
+
+# ---- hand-written forms (tests/emulator_kernels/calls.ptx, checked by ptxas in
+# test_emulator_ptx.py) and errors
+
+def _calls():
+    dev = Emulator()
+    text = (Path(__file__).parent / "emulator_kernels" / "calls.ptx").read_text()
+    return dev, dev.module_from_buffer(text)
+
+
+def test_guarded_call_early_return_and_no_result(rng):
+    n = 96
+    x = rng.integers(-200, 200, n).astype(np.int32)
+    dev, module = _calls()
+    out, counter = dev.mem_alloc(4 * n), dev.to_device(np.zeros(1, np.uint32))
+    module.get_function("guarded_calls")(dev.to_device(x), out, counter, block=(n, 1, 1))
+    i = np.arange(n)
+    expected = np.where(i % 2 == 1, np.minimum(x + i, 100), x)
+    np.testing.assert_array_equal(dev.from_device(out, n, np.int32), expected)
+    assert dev.from_device(counter, 1, np.uint32)[0] == n
+
+
+def test_endless_recursion_is_a_fault_not_a_hang():
+    dev, module = _calls()
+    with pytest.raises(KernelFault, match=r"kernel endless, line \d+ `call \(d1\), down, "
+                                          r"\(d0\)`.*nested 4096 deep"):
+        module.get_function("endless")(dev.mem_alloc(4), block=(2, 1, 1))
+
+
+EXTERN_CALL = """\
+.version 8.0
+.target sm_90
+.address_size 64
+.extern .func (.param .b32 r) elsewhere(.param .b32 x);
+.visible .entry k(.param .u64 p)
+{
+    .reg .b32 %r1;
+    {
+    .param .b32 a;
+    .param .b32 b;
+    st.param.b32 [a], 1;
+    call (b), elsewhere, (a);
+    ld.param.b32 %r1, [b];
+    }
+    ret;
+}
+"""
+
+
+def test_call_to_a_function_without_body_is_named():
+    # valid PTX for separate compilation (ptxas -c); a loaded module cannot run it
+    with pytest.raises(PtxError, match=r"line 12: the called function elsewhere is declared "
+                                       r"without a body"):
+        Emulator().module_from_buffer(EXTERN_CALL)
