@@ -2,6 +2,8 @@
 asked, only the installed ptxas runs (and never forever), and every mistake is one clear
 `accy: error:` line (or an accy error from the API), never a traceback."""
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -52,3 +54,88 @@ def test_compile_writes_only_into_the_output_folder(sym_name, tmp_path, capsys):
 def test_output_stem_rule(name, stem):
     assert output_stem(name) == stem
     assert len(output_stem("n" * 1000)) == 200
+
+
+def fake_ptxas(path, body):
+    """An executable shell script at `path` standing in for ptxas."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+PLANTED = 'echo ran > "$(dirname "$0")/RAN"\nexit 1\n'
+PLANTED_PTXAS = ["nvidia/cu12/bin/ptxas", "nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas",
+                 "bin/ptxas", "ptxas"]
+FIND_AND_REPORT = ("import numpy as np, accy\n"
+                   "from accy.lowering.ptxas import find_ptxas\n"
+                   "print('found', find_ptxas())\n"
+                   "x = np.random.default_rng(1).standard_normal(8).astype(np.float32)\n"
+                   "print(accy.compile(lambda x: x * 2, x).report())\n")
+
+
+@pytest.mark.parametrize("how", [["-c", FIND_AND_REPORT], ["-m", "accy", "compile", "f.mlir"]])
+def test_a_ptxas_in_the_current_folder_never_runs(how, tmp_path):
+    """ptxas is not on PATH, PATH has relative and empty entries, and the current folder holds
+    ptxas where a sys.path or PATH search through '' would find one: none of them runs."""
+    for planted in PLANTED_PTXAS:
+        fake_ptxas(tmp_path / planted, PLANTED)
+    (tmp_path / "f.mlir").write_text(function_ir("f"))
+    no_ptxas = tmp_path.parent / (tmp_path.name + "-bin")
+    no_ptxas.mkdir(exist_ok=True)
+    env = {**os.environ, "PATH": os.pathsep.join(["", "bin", ".", "nvidia/cu12/bin",
+                                                  str(no_ptxas)])}
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([sys.executable, *how], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    ran = [p for p in PLANTED_PTXAS if (tmp_path / p).parent.joinpath("RAN").exists()]
+    assert ran == [], f"ran {ran}"
+    assert "ptxas is not installed" in r.stdout
+    if how[0] == "-c":
+        assert "found None" in r.stdout
+
+
+def test_ptxas_from_the_installed_wheel_is_found_by_its_metadata(tmp_path, monkeypatch):
+    from accy.lowering import ptxas
+    site = tmp_path / "site-packages"
+    binary = fake_ptxas(site / "nvidia" / "cuda_nvcc" / "bin" / "ptxas", "exit 0\n")
+    info = site / "nvidia_cuda_nvcc_cu12-12.4.131.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nvidia-cuda-nvcc-cu12\n"
+                                   "Version: 12.4.131\n")
+    (info / "RECORD").write_text("nvidia/cuda_nvcc/bin/ptxas,,\n"
+                                 f"{info.name}/METADATA,,\n{info.name}/RECORD,,\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(ptxas, "_site_folders", lambda: [str(site)])
+    assert ptxas.find_ptxas() == str(binary)
+    monkeypatch.setattr(ptxas, "_site_folders", lambda: [])
+    assert ptxas.find_ptxas() is None
+
+
+def test_a_hanging_ptxas_is_stopped_with_a_clear_error(tmp_path, monkeypatch):
+    """A ptxas that never finishes (here: a script whose child sleeps) is killed, with its
+    children, after ACCY_PTXAS_TIMEOUT seconds; accy.compile raises PtxasError."""
+    import numpy as np
+    import accy
+    from accy.lowering.ptxas import PtxasError
+    fake_ptxas(tmp_path / "bin" / "ptxas",
+               f'sleep 600 &\necho $! > "{tmp_path}/child"\necho $$ > "{tmp_path}/shell"\n'
+               "wait\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("ACCY_PTXAS_TIMEOUT", "2")
+    x = np.random.default_rng(2).standard_normal(16).astype(np.float32)
+    with pytest.raises(PtxasError, match="did not finish within 2 s.*ACCY_PTXAS_TIMEOUT"):
+        accy.compile(lambda x: x + 1, x, target={"arch": "sm_90", "artifact_format": "cubin"})
+    for name in ("shell", "child"):
+        pid = int((tmp_path / name).read_text())
+        assert not os.path.exists(f"/proc/{pid}") or " Z " in open(f"/proc/{pid}/stat").read(), \
+            f"ptxas's {name} process still runs"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "nan", "inf"])
+def test_a_bad_ptxas_timeout_is_a_clear_error(value, monkeypatch):
+    from accy.lowering.ptxas import PtxasError, ptxas_timeout
+    monkeypatch.setenv("ACCY_PTXAS_TIMEOUT", value)
+    with pytest.raises(PtxasError, match="ACCY_PTXAS_TIMEOUT must be a positive number"):
+        ptxas_timeout()

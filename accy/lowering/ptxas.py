@@ -6,16 +6,24 @@ usage `ptxas -v` prints for each kernel (registers, spills, stack, shared memory
     out = assemble(ptx, "sm_90")             # Assembled: cubin bytes, resources by kernel name
     out.resources["main$k0$elementwise"].registers
 
-ptxas is looked up on PATH, then in the `nvidia-cuda-nvcc` wheel (`pip install --no-deps
-nvidia-cuda-nvcc`), which ships the same binary. `assemble` raises PtxasError when ptxas is
-missing or rejects the module (with ptxas's own messages).
+ptxas is looked up in the absolute folders of PATH, then in an installed `nvidia-cuda-nvcc`
+wheel (`pip install --no-deps nvidia-cuda-nvcc`), which ships the same binary. Nothing found
+through the current folder runs: relative and empty PATH entries are skipped (a shell reads
+them as the current folder), and the wheel is found by its installed metadata in this Python's
+site-packages folders, not through sys.path (whose '' or script folder may be the current one).
+`assemble` raises PtxasError when ptxas is missing, rejects the module (with ptxas's own
+messages) or runs past its time limit: ACCY_PTXAS_TIMEOUT seconds, DEFAULT_TIMEOUT_S when unset
+(the whole process group is killed then).
 """
-import glob
+import importlib.metadata
+import math
 import os
 import re
 import shutil
+import signal
+import site
 import subprocess
-import sys
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass
@@ -27,17 +35,57 @@ class PtxasError(AccyError):
     """ptxas is not installed, or it rejected a PTX module."""
 
 
+DEFAULT_TIMEOUT_S = 300
+TIMEOUT_VARIABLE = "ACCY_PTXAS_TIMEOUT"
+
+
 def find_ptxas():
-    """The path of a ptxas executable, or None: PATH first, then the nvidia-cuda-nvcc wheel."""
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    for site in sys.path:
-        for path in sorted(glob.glob(os.path.join(site, "nvidia", "cu*", "bin", "ptxas")) +
-                           glob.glob(os.path.join(site, "nvidia", "cuda_nvcc", "bin", "ptxas"))):
-            if os.access(path, os.X_OK):
-                return path
+    """The absolute path of a ptxas executable, or None: PATH's absolute folders first, then
+    the nvidia-cuda-nvcc wheel."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if os.path.isabs(folder):
+            found = shutil.which("ptxas", path=folder)
+            if found:
+                return found
+    return _wheel_ptxas()
+
+
+def _site_folders():
+    """The folders pip installs this Python's packages into (absolute paths)."""
+    paths = sysconfig.get_paths()
+    folders = [*site.getsitepackages(), paths["purelib"], paths["platlib"]]
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return [f for f in dict.fromkeys(folders) if os.path.isabs(f) and os.path.isdir(f)]
+
+
+def _wheel_ptxas():
+    """bin/ptxas of an installed nvidia-cuda-nvcc distribution (any CUDA major), from its
+    RECORD, or None."""
+    for dist in importlib.metadata.distributions(path=_site_folders()):
+        if not (dist.metadata["Name"] or "").lower().replace("_", "-").startswith(
+                "nvidia-cuda-nvcc"):
+            continue
+        for file in dist.files or ():
+            if file.name == "ptxas" and file.parent.name == "bin":
+                path = os.path.abspath(dist.locate_file(file))
+                if os.access(path, os.X_OK):
+                    return path
     return None
+
+
+def ptxas_timeout():
+    """Seconds a ptxas call may run: ACCY_PTXAS_TIMEOUT, else DEFAULT_TIMEOUT_S."""
+    text = os.environ.get(TIMEOUT_VARIABLE)
+    if text is None:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise PtxasError(f"{TIMEOUT_VARIABLE} must be a positive number of seconds, got {text!r}")
+    return seconds
 
 
 @dataclass(frozen=True)
@@ -83,8 +131,10 @@ def parse_resources(log):
     return {name: KernelResources(**values) for name, values in fields.items()}
 
 
-def assemble(ptx, arch, ptxas=None):
-    """`ptx` (one module, any number of kernels) assembled for `arch` by one ptxas call."""
+def assemble(ptx, arch, ptxas=None, timeout=None):
+    """`ptx` (one module, any number of kernels) assembled for `arch` by one ptxas call, which
+    may run `timeout` seconds (default: `ptxas_timeout()`)."""
+    timeout = timeout if timeout is not None else ptxas_timeout()
     ptxas = ptxas or find_ptxas()
     if ptxas is None:
         raise PtxasError("the cubin artifact needs ptxas, which is not installed (install the "
@@ -94,16 +144,11 @@ def assemble(ptx, arch, ptxas=None):
         with open(source, "w", encoding="utf-8") as f:
             f.write(ptx)
         t0 = time.perf_counter()
-        try:
-            done = subprocess.run([ptxas, f"-arch={arch}", "-v", source, "-o", target],
-                                  capture_output=True, text=True)
-        except OSError as e:
-            raise PtxasError(f"ptxas ({ptxas}) could not be run: {e}") from None
+        returncode, log = _run([ptxas, f"-arch={arch}", "-v", source, "-o", target], timeout)
         ms = (time.perf_counter() - t0) * 1e3
-        log = (done.stdout + done.stderr).strip()
-        if done.returncode != 0:
+        if returncode != 0:
             raise PtxasError(f"ptxas -arch={arch} rejects the PTX module (exit "
-                             f"{done.returncode}):\n{log}")
+                             f"{returncode}):\n{log}")
         try:
             with open(target, "rb") as f:
                 cubin = f.read()
@@ -112,3 +157,21 @@ def assemble(ptx, arch, ptxas=None):
     if not cubin.startswith(b"\x7fELF"):
         raise PtxasError(f"ptxas -arch={arch} wrote no cubin (an ELF file):\n{log}")
     return Assembled(cubin, parse_resources(log), ms, log)
+
+
+def _run(command, timeout):
+    """(exit status, stdout + stderr) of ptxas; PtxasError when it cannot start or runs past
+    `timeout` seconds (then its whole process group is killed, so no child lives on)."""
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, start_new_session=True)
+    except OSError as e:
+        raise PtxasError(f"ptxas ({command[0]}) could not be run: {e}") from None
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise PtxasError(f"ptxas ({command[0]}) did not finish within {timeout:g} s and was "
+                         f"stopped; set {TIMEOUT_VARIABLE} to allow it more seconds") from None
+    return process.returncode, (out + err).strip()
