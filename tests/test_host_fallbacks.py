@@ -164,3 +164,37 @@ def test_a_constant_is_uploaded_once_per_device(rng):
         bound.launch()
         bound.launch()
         np.testing.assert_allclose(bound.results(), x * c + 1, rtol=1e-6)
+
+
+# ---- loops inside loops: host loops run by the enclosing loop's body ----------------------------
+
+@pytest.mark.parametrize("trips", [(3, 2), (2, 0), (0, 2)])
+def test_a_loop_inside_a_loop(trips, rng):
+    """The inner loop reads the outer counter and a value the outer body computed, holds a row
+    pipeline and a dense constant, and its result is the outer body's yield."""
+    def fn(x, n, m):
+        def outer(i, c):
+            shifted = c * 0.5 + i.astype("f32")
+            weights = np.array([1.0, -1.0, 0.5, 2.0, 0.0, 1.0, 3.0, -2.0], np.float32)
+            return ops.fori_loop(0, m, lambda j, d: ops.softmax(d + shifted, -1) * weights
+                                 + j.astype("f32"), c)
+        return ops.fori_loop(0, n, outer, x)
+    exe = compiled(fn, [draw(rng, (4, 8)), *(np.asarray(t, np.int32) for t in trips)])
+    assert any(k.scope and len(k.scope) == 4 for k in exe.kernels), exe.report()
+
+
+def test_an_inner_loop_passing_outer_values_on(rng):
+    """Three levels deep: the innermost body yields the outer body's argument `b`, which the
+    outer body reads again after its inner loops (its binding must outlive them)."""
+    def fn(x, n):
+        def outer(i, c):
+            a, b = c
+            t = a + 1.0
+
+            def middle(j, d):
+                p, q = d
+                return ops.fori_loop(0, 2, lambda k, e: (e[0] * 0.5 + t, b), (p, q))
+            p, q = ops.fori_loop(0, n, middle, (a, t))
+            return p, q + b
+        return ops.fori_loop(0, n, outer, (x, x * 2.0))
+    compiled(fn, [draw(rng, (3, 5)), np.asarray(2, np.int32)])

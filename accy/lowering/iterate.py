@@ -1,10 +1,11 @@
 """The host schedule of an `iterate` work item (a while loop), computed at compile time so that
 the runtime only follows it.
 
-The rule: a loop in the function's body runs as a host loop over device kernels. The
+The rule: a loop runs as a host loop over device kernels, a loop inside a loop as a host loop
+run by its enclosing block (each trip of the outer body runs the inner loop whole). The
 kernelization lowers its cond and body blocks like any block (their kernels have the scope
-(item id, "cond" | "body")); a loop inside a loop runs on the host through the reference
-interpreter. Each trip:
+(item id, "cond" | "body"), a nested loop's the enclosing block's scope followed by its own).
+Each trip:
 
 1. the cond block's kernels run, their arguments bound to the current state buffers, and
    write the condition (one byte, the `flag` buffer) on the device;
@@ -17,11 +18,13 @@ copied: a yielded value that a kernel of the block makes is written straight int
 buffer (`LoopBlock.in_place`). The rest of the yields (a block argument passed on unchanged,
 a value from outside the loop, a value yielded twice) are copied after the block. Zero trips
 work: the results are then the initial values. A block's intermediates live in the loop's
-workspace (its own buffer plan). Running a whole loop inside one kernel is not done.
+workspace (its own buffer plan), and so do the state buffers, flag and workspace of a loop
+inside it (`LoopBlock.loops`). Running a whole loop inside one kernel is not done.
 
     program = plan_loop(item, buffer_plan)
     program.states, program.flag, program.workspace     # buffer ids
     program.cond.in_place, program.body.in_place        # yield positions written in place
+    program.body.loops                                  # the body's own loops, by item id
 """
 from dataclasses import dataclass
 
@@ -32,6 +35,7 @@ class LoopBlock:
     schedule: object        # the block's SchedulePlan
     buffers: object         # its BufferPlan (offsets into the loop's workspace)
     in_place: tuple         # positions of the yields the block's own kernels write in place
+    loops: dict             # item id -> LoopProgram of each loop inside the block
 
     @property
     def copied(self):
@@ -51,12 +55,15 @@ class LoopProgram:
 
 
 def plan_loop(item, buffer_plan):
-    """The LoopProgram of iterate `item` (a top-level work item of `buffer_plan`'s block)."""
+    """The LoopProgram of iterate `item` (a work item of `buffer_plan`'s block; its buffer
+    ids are that plan's)."""
     mine = [b for b in buffer_plan.buffers if b.first == item.id and b.value is None]
     states = [b.id for b in mine if b.kind == "loop_state"]
     flag = next(b.id for b in mine if b.kind == "loop_flag")
     workspace = next((b.id for b in mine if b.kind == "workspace"), None)
-    blocks = [LoopBlock(label, schedule, plan, _in_place(schedule))
+    blocks = [LoopBlock(label, schedule, plan, _in_place(schedule),
+                        {sub.id: plan_loop(sub, plan) for sub in schedule.items
+                         if sub.kind == "iterate"})
               for label, schedule, plan in zip(("cond", "body"), item.plans,
                                                buffer_plan.nested[item.id])]
     return LoopProgram(item.id, tuple(zip(states[0::2], states[1::2])), flag, workspace,

@@ -8,15 +8,16 @@ fails.
 Under the `exact` math tier an item no lowering handles yet becomes a host fallback (its work
 item runs on the host through the reference interpreter; `fallbacks` says which and why);
 under any other tier it is an error. An iterate item is lowered block by block: the kernels of
-its cond and body blocks (`scope` = (item id, "cond" | "body")), which the executable launches
-once per trip of a host loop. Each kind's lowering picks a schedule (`Schedule`; the
-serial baseline when its parallel ones do not apply): elementwise and shape items
-(`elementwise.py`: vector, tiled transpose), reduction and row_pipeline items (`rows.py`: a
-warp or a block per row, column, split rows), scan items (`scan.py`: warp, block, look-back,
-column), dot_general items (`dot.py`: tensor cores, else the FMA path), flash_attention items,
-composite or decomposed (`attention.py`: the flash kernel on tensor cores, else a thread per
-query row); a kernel_call passes its user PTX through with its declared launch (checked by
-ptxas when installed); every other kind falls back.
+its cond and body blocks (`scope` = (item id, "cond" | "body"), after the enclosing block's
+scope for a loop inside a loop), which the executable launches once per trip of a host loop.
+Each kind's lowering picks a schedule (`Schedule`; the serial baseline when its parallel ones
+do not apply): elementwise and shape items (`elementwise.py`: vector, tiled transpose),
+reduction and row_pipeline items (`rows.py`: a warp or a block per row, column, split rows),
+scan items (`scan.py`: warp, block, look-back, column), dot_general items (`dot.py`: tensor
+cores, else the FMA path), flash_attention items, composite or decomposed (`attention.py`: the
+flash kernel on tensor cores, else a thread per query row); a kernel_call passes its user PTX
+through with its declared launch (checked by ptxas when installed); every other kind falls
+back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
@@ -57,7 +58,7 @@ class LoweredKernel:
     outline: object         # its KernelOutline (params, scalars, the planned domain)
     launch: object          # the Launch this kernel runs with
     ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
-    scope: tuple = None     # None, or (iterate item id, "cond" | "body") for a loop's kernel
+    scope: tuple = None     # None, or (iterate item id, "cond" | "body", ...): a loop's kernel
     schedule: str = "serial"    # the lowering's schedule, for the report
     workspace: int = 0      # bytes of scratch, zeroed before each launch, passed last
 
@@ -147,16 +148,16 @@ def _lower_block(context, module, schedule, outlines, layout, target, scope, ker
                  fallbacks):
     """Lower the outlines of one block's schedule. `scope`: None for the function's body,
     (iterate item id, "cond" or "body") for a loop's blocks, whose kernels the host launches
-    once per trip (one level of loops; a loop inside a loop runs on the host)."""
+    once per trip; a loop inside a loop's block adds its own pair to that block's scope."""
     for outline in outlines:
         item = work_item(schedule, outline.work_item)
         if outline.kind == "kernel_call":
             kernels.append(_kernel_call(outline, item, target, scope))
             continue
-        if outline.kind == "iterate" and scope is None:
+        if outline.kind == "iterate":
             for sub, label, nested in zip(item.plans, ("cond", "body"), outline.nested):
-                _lower_block(context, module, sub, nested, layout, target, (item.id, label),
-                             kernels, fallbacks)
+                _lower_block(context, module, sub, nested, layout, target,
+                             (scope or ()) + (item.id, label), kernels, fallbacks)
             continue
         lower = LOWERINGS.get(outline.kind)
         built = len(list(module.body))

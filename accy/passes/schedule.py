@@ -13,10 +13,11 @@ How ops are grouped (docs/plans.md has the full rules):
 - Shape ops that only move elements (broadcast_in_dim, reshape, transpose, slice, reverse) and
   splat constants and iota compute nothing: they are never a work item's member of their own;
   every work item that reads through one takes a copy (`ops` lists it) and addresses the source
-  through the composed index map. A dense constant (several distinct elements) lives in a
-  constant buffer instead: items read it as an input (`SchedulePlan.constants` lists them). Where their value must exist in memory (returned, or an
+  through the composed index map. Where their value must exist in memory (returned, or an
   operand of iterate/kernel_call), or a transpose would make a reduction or scan read across
-  the innermost dim, they are materialized like any other op.
+  the innermost dim, they are materialized like any other op. A dense constant (several
+  distinct elements) lives in a constant buffer instead: items read it as an input
+  (`SchedulePlan.constants` lists them).
 - Every other op lands in exactly one work item. Work items grow by merging a producer's item
   into its consumer's (visiting consumers from the last op back) and then sibling items that
   read the same value; a merge is taken when the union is a valid work item (`_judge`) and

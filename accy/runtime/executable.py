@@ -205,56 +205,66 @@ class _Run:
         self.frames = []                # (a loop block's BufferPlan, its arena's address)
         self.constants = {}             # constant value -> address (`uploaded_constants`)
 
-    def run_items(self, items, scope):
-        """Run one block's work items in order: kernels, loops, host fallbacks."""
+    def run_items(self, items, scope, loops=None):
+        """Run one block's work items in order: kernels, loops (`loops`: the block's
+        LoopPrograms by item id; the function's by default), host fallbacks."""
+        loops = self.exe.loops if loops is None else loops
         kernels = {k.work_item: k for k in self.exe.kernels if k.scope == scope}
         for item in items:
             if item.id in kernels:
                 self.launch(kernels[item.id], item)
-            elif item.kind == "iterate" and scope is None:
-                self.loop(item)
+            elif item.id in loops:
+                self.loop(item, loops[item.id], scope)
             else:
                 self.host(item)
 
-    def loop(self, item):
-        """An iterate item as a host loop over its cond and body kernels, as its LoopProgram
-        (accy/lowering/iterate.py) says."""
-        program = self.exe.loops[item.id]
-        addresses = self.addresses
-        current = [addresses[a] for a, _ in program.states]
-        following = [addresses[b] for _, b in program.states]
-        flag = addresses[program.flag]
-        work = addresses[program.workspace] if program.workspace is not None else 0
+    def loop(self, item, program, scope):
+        """An iterate item of the block with `scope` as a host loop over its cond and body
+        kernels, as its LoopProgram (accy/lowering/iterate.py) says. A loop inside a loop has
+        its buffers in the enclosing block's plan (in the workspace of the loop around it)."""
+        plan, base = self.frames[-1] if scope is not None else (self.exe.buffers, None)
+
+        def address(buffer_id):
+            if base is None:
+                return self.addresses[buffer_id]
+            return base + plan.storage(plan.buffers[buffer_id]).offset
+        current = [address(a) for a, _ in program.states]
+        following = [address(b) for _, b in program.states]
+        flag = address(program.flag)
+        work = address(program.workspace) if program.workspace is not None else 0
         for v, to in zip(item.hero.operands, current):
             self.copy(self.address(v), to, _nbytes(v))
         flag_value = np.zeros((), np.bool_)
+        inner = (scope or ()) + (item.id,)
         while True:
-            self.block(item.id, program.cond, work, current, [flag])
+            self.block(inner, program.cond, work, current, [flag])
             self.dev.memcpy_dtoh(flag_value, flag)
             if not flag_value:
                 break
-            self.block(item.id, program.body, work, current, following)
+            self.block(inner, program.body, work, current, following)
             current, following = following, current
-        plan = self.exe.buffers
         for r, src in zip(item.hero.results, current):
             if r in plan.buffer_of:
                 self.copy(src, self.address(r), _nbytes(r))
 
-    def block(self, item_id, loop_block, work, args, yields):
-        """Run a loop block: its arguments read `args`, its yields land in `yields` (written
-        there by the block's kernels, or copied after them)."""
+    def block(self, scope, loop_block, work, args, yields):
+        """Run a loop block (its kernels' scope: `scope` and its label): its arguments read
+        `args`, its yields land in `yields` (written there by the block's kernels, or copied
+        after them)."""
         block = loop_block.schedule.block
         values = block.last_op.operands
+        made = [values[i] for i in loop_block.in_place]
         self.bound.update(zip(block.arguments, args))
-        self.bound.update((values[i], yields[i]) for i in loop_block.in_place)
+        self.bound.update(zip(made, (yields[i] for i in loop_block.in_place)))
         self.frames.append((loop_block.buffers, work))
         try:
-            self.run_items(loop_block.schedule.items, (item_id, loop_block.label))
+            self.run_items(loop_block.schedule.items, scope + (loop_block.label,),
+                           loop_block.loops)
         finally:
             self.frames.pop()
         for i in loop_block.copied:
             self.copy(self.address(values[i]), yields[i], _nbytes(values[i]))
-        for v in list(values) + list(block.arguments):
+        for v in made + list(block.arguments):      # (a yielded outer value stays bound)
             self.bound.pop(v, None)
 
     def copy(self, source, target, nbytes):
