@@ -624,3 +624,36 @@ def test_async_shared_passes_keywords_through(monkeypatch):
     shared.load(block, offsets, np.uint32, probe=2)
     shared.load(block, offsets, np.uint32)
     assert seen == [("store", {"probe": 1}), ("load", {"probe": 2}), ("load", {})]
+
+
+# ---- integer mma.sync and wmma (tests/emulator_kernels/integer_mma.cu) ----------------------
+
+INT_MMA = [("imma_m16n8k32_s8_s8", 16, 8, 32), ("imma_m16n8k32_u8_s8", 16, 8, 32),
+           ("imma_m16n8k32_u8_u8_satfinite", 16, 8, 32), ("imma_m16n8k16_s8_u8", 16, 8, 16),
+           ("imma_m16n8k16_s8_s8_satfinite", 16, 8, 16), ("imma_m8n8k16_u8_u8", 8, 8, 16),
+           ("imma_m8n8k16_s8_s8_satfinite", 8, 8, 16), ("wmma_s8", 16, 16, 16)]
+
+
+@pytest.mark.parametrize("name, M, N, K", INT_MMA, ids=[x[0] for x in INT_MMA])
+def test_integer_mma(ptx, rng, name, M, N, K):
+    """D = A B + C exactly, wrapped to 32 bits, or clamped with .satfinite: the first rows of
+    C sit at INT_MAX and INT_MIN so that the products pass them."""
+    from emulator_helpers import load
+    atype, btype = ("s8", "s8") if name == "wmma_s8" else name.split("_")[2:4]
+    A = rng.integers(0, 256, (M, K)).astype(np.uint8)
+    Bt = rng.integers(0, 256, (N, K)).astype(np.uint8)
+    C = rng.integers(-2**31, 2**31, (M, N)).astype(np.int32)
+    C[0], C[1] = 2**31 - 1 - rng.integers(0, 1000, N), -2**31 + rng.integers(0, 1000, N)
+    dev, fn = load(ptx, "integer_mma", name)
+    out = dev.mem_alloc(4 * M * N)
+    fn(dev.to_device(A), dev.to_device(Bt), dev.to_device(C), out, block=(32, 1, 1))
+    a = A.view(np.int8) if atype == "s8" else A
+    b = Bt.view(np.int8) if btype == "s8" else Bt
+    exact = a.astype(np.int64) @ b.astype(np.int64).T + C
+    if name.endswith("satfinite"):
+        expected = np.clip(exact, -2**31, 2**31 - 1).astype(np.int32)
+    else:
+        expected = exact.astype(np.uint64).astype(np.uint32).view(np.int32)
+    assert (exact != expected).any()            # some sums did pass the int32 range
+    np.testing.assert_array_equal(dev.from_device(out, (M, N), np.int32), expected)
+

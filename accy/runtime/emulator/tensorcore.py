@@ -12,18 +12,25 @@ a .f16x2 / .bf16x2 register is its low half). Supported:
     m16n8k16.row.col  .f32.f16.f16.f32  .f32.bf16.bf16.f32  .f16.f16.f16.f16
     m16n8k8.row.col   .f32.f16.f16.f32  .f32.bf16.bf16.f32  .f16.f16.f16.f16  .f32.tf32.tf32.f32
     m16n8k4.row.col   .f32.tf32.tf32.f32
-Arithmetic: D = A·B + C with every product exact (f16, bf16 and tf32 products fit f64) and the
+    m16n8k32 / m16n8k16 / m8n8k16 .row.col{.satfinite} .s32.{s8,u8}.{s8,u8}.s32
+Integer products are exact: A·B + C wraps to 32 bits, or with .satfinite clamps to the s32
+range ("Matrix Fragments for mma.m16n8k32 / m16n8k16 with integer type / m8n8k16": four 8-bit
+elements to a register, the first in the low byte; C/D as the f32 accumulators, or for
+m8n8k16 two registers: row groupID, columns 2*threadID_in_group + i).
+Float arithmetic: D = A·B + C with every product exact (f16, bf16 and tf32 products fit f64) and the
 K products plus C summed in f64 (numpy matmul order), then rounded once to the D type (round to
 nearest even). Hardware accumulates in at least f32 precision in an unspecified order, so results
 agree with a GPU to within f32 accumulation error, not bit for bit. .tf32 operands are read from
 .b32 registers keeping the 19 high bits (the low 13 mantissa bits are ignored, as the tensor
 cores do; round with cvt.rna.tf32.f32 first for correctly rounded inputs).
 
-wmma (m16n16k16 .f16 / .bf16 with .f32 or .f16 accumulators; load.a/b/c, mma, store.d, .row and
+wmma (m16n16k16 .f16 / .bf16 with .f32 or .f16 accumulators, .s8 / .u8 with .s32 ones
+(.satfinite as for mma); load.a/b/c, mma, store.d, .row and
 .col, any state space): fragments are opaque in PTX, so this emulator picks one fixed layout that
 load, mma and store agree on: each 16x16 fragment is two mma.m16n8k16 fragments side by side
 (A: the m16n8k16 A layout; B: the k16 B layout for columns 0-7 then 8-15; C/D: the f32 (or f16)
-accumulator layout for columns 0-7 then 8-15). .f16 A/B fragments have 8 registers (16 elements)
+accumulator layout for columns 0-7 then 8-15; .s8/.u8: the m16n8k16 integer A layout, B and
+the .s32 C/D likewise side by side). .f16 A/B fragments have 8 registers (16 elements)
 per lane, as nvcc declares: registers 4-7 repeat registers 0-3 and mma reads 0-3. Element-wise
 code that treats every fragment element alike (fill_fragment, scaling) works with any layout.
 The address and stride must be the same in every lane of the warp (the ISA requires it).
@@ -43,7 +50,7 @@ import numpy as np
 from accy.runtime.emulator.instructions import op
 from accy.runtime.emulator.machine import KernelFault, VIEW
 from accy.runtime.emulator.memory import MemoryFault, SharedMemory
-from accy.runtime.emulator.ptx import Imm, Reg, Vector, TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, PtxError, Reg, Vector, TYPE_BYTES
 
 _LANE = np.arange(32)
 _G, _T = _LANE >> 2, _LANE & 3
@@ -104,6 +111,17 @@ B_K4_TF32 = _frag(4, 8, 1, 1, lambda r, h, g, t: (t, g))
 # accumulators C / D (16x8): .f32 (4 registers) and .f16 (2 x .f16x2)
 C_F32 = _frag(16, 8, 4, 1, lambda r, h, g, t: (g + 8 * (r // 2), 2 * t + r % 2))
 C_F16 = _frag(16, 8, 2, 2, lambda r, h, g, t: (g + 8 * r, 2 * t + h))
+# integer mma (.s8 / .u8, four to a register; .s32 accumulators): m8n8k16, m16n8k16, m16n8k32
+A_M8K16_I8 = _frag(8, 16, 1, 4, lambda r, h, g, t: (g, 4 * t + h))
+B_K16_I8 = _frag(16, 8, 1, 4, lambda r, h, g, t: (4 * t + h, g))
+C_M8_S32 = _frag(8, 8, 2, 1, lambda r, h, g, t: (g, 2 * t + r))
+A_K16_I8 = _frag(16, 16, 2, 4, lambda r, h, g, t: (g + 8 * r, 4 * t + h))
+A_K32_I8 = _frag(16, 32, 4, 4, lambda r, h, g, t: (g + 8 * (r % 2), 4 * t + h + 16 * (r // 2)))
+B_K32_I8 = _frag(32, 8, 2, 4, lambda r, h, g, t: (4 * t + h + 16 * r, g))
+INT_MMA_SHAPES = {"m8n8k16": (A_M8K16_I8, B_K16_I8, C_M8_S32),
+                  "m16n8k16": (A_K16_I8, B_K16_I8, C_F32),
+                  "m16n8k32": (A_K32_I8, B_K32_I8, C_F32)}
+INTEGER = ("s8", "u8")
 
 MMA_SHAPES = {
     # shape: {atype: (A, B, K)}
@@ -121,21 +139,34 @@ WMMA = {
     ("b", "bf16"): _side_by_side(B_K16, 8, 16),
     ("c", "f32"): _side_by_side(C_F32, 8, 16),
     ("c", "f16"): _side_by_side(C_F16, 8, 16),
+    ("a", "s8"): A_K16_I8, ("a", "u8"): A_K16_I8,
+    ("b", "s8"): _side_by_side(B_K16_I8, 8, 16), ("b", "u8"): _side_by_side(B_K16_I8, 8, 16),
+    ("c", "s32"): _side_by_side(C_F32, 8, 16),
 }
 
 
-def _values(raw, etype, half):
-    """Element `half` of 32-bit register bits `raw` as float64 (etype f16/bf16/f32/tf32)."""
+def _values(raw, etype, part):
+    """Element `part` of 32-bit register bits `raw` as float64 (etype f16/bf16/f32/tf32, or
+    s8/u8/s32: exact integers)."""
     if etype in ("f16", "bf16"):
-        return ((raw >> np.uint32(16 * half)) & np.uint32(0xFFFF)).astype(np.uint16) \
+        return ((raw >> np.uint32(16 * part)) & np.uint32(0xFFFF)).astype(np.uint16) \
             .view(VIEW[etype]).astype(np.float64)
+    if etype in INTEGER:
+        return ((raw >> np.uint32(8 * part)) & np.uint32(0xFF)).astype(np.uint8) \
+            .view(VIEW[etype]).astype(np.float64)
+    if etype == "s32":
+        return raw.view(np.int32).astype(np.float64)
     if etype == "tf32":
         raw = raw & np.uint32(0xFFFFE000)
     return raw.view(np.float32).astype(np.float64)
 
 
 def _bits(values, etype):
-    """float values rounded to etype, as uint32 (16-bit types: uint16 bits widened)."""
+    """float values rounded to etype, as uint32 (16-bit types: uint16 bits widened; s32: exact
+    integers, wrapped to 32 bits; s8/u8: in range)."""
+    if etype in ("s32",) + INTEGER:
+        return np.asarray(values).astype(np.int64).astype(np.uint32) & \
+            np.uint32(0xFFFFFFFF if etype == "s32" else 0xFF)
     with np.errstate(all="ignore"):
         v = np.asarray(values).astype(VIEW[etype])
     return v.view(np.uint16).astype(np.uint32) if v.dtype.itemsize == 2 else v.view(np.uint32)
@@ -154,10 +185,11 @@ def gather(m, regs, frag, etype, run, nw):
 def scatter(m, regs, frag, etype, mat, run):
     """Write (nw, rows*cols) matrices into the fragment registers, rounding to etype."""
     bits = _bits(mat, etype)
+    width = 32 // frag.per
     for r in range(frag.nregs):
         word = bits[:, frag.index[r, 0]]
         for h in range(1, frag.per):
-            word = word | (bits[:, frag.index[r, h]] << np.uint32(16 * h))
+            word = word | (bits[:, frag.index[r, h]] << np.uint32(width * h))
         m.write(regs[r], word.reshape(-1), "b32", run)
 
 
@@ -214,17 +246,21 @@ def _check(ins, allowed):
 
 @op("mma")
 def _mma(ins, m):
-    shape = next((x for x in ins.mods if x.startswith("m") and x in MMA_SHAPES), None)
-    _check(ins, {"sync", "aligned", "row", "col", shape})
     types = _types(ins)
+    integer = len(types) == 4 and types[1] in INTEGER
+    shapes = INT_MMA_SHAPES if integer else MMA_SHAPES
+    shape = next((x for x in ins.mods if x.startswith("m") and x in shapes), None)
+    _check(ins, {"sync", "aligned", "row", "col", shape} | ({"satfinite"} if integer else set()))
     if shape is None or len(types) != 4 or "sync" not in ins.mods or "aligned" not in ins.mods:
-        raise KernelFault(f"unsupported mma form `{ins.text}` (supported: "
-                          f"mma.sync.aligned.{{{','.join(MMA_SHAPES)}}}.row.col with f16, bf16 "
-                          f"or tf32 inputs)")
+        raise PtxError(f"line {ins.line}: unsupported mma form `{ins.text}` (supported: "
+                       f"mma.sync.aligned.{{{','.join(MMA_SHAPES)}}}.row.col with f16, bf16 or "
+                       f"tf32 inputs, {{{','.join(INT_MMA_SHAPES)}}}.row.col with s8/u8 ones)")
     dtype, atype, btype, ctype = types
     layouts = [x for x in ins.mods if x in ("row", "col")]
     if layouts != ["row", "col"]:
         raise KernelFault(f"mma.{shape} needs the .row.col layout, got `{ins.text}`")
+    if integer:
+        return _mma_int(ins, m, shape, types)
     if atype != btype or atype not in MMA_SHAPES[shape] or dtype not in ACCUMULATORS or \
             ctype not in ACCUMULATORS or (atype != "f16" and (dtype, ctype) != ("f32", "f32")) \
             or (atype == "f16" and dtype != ctype):
@@ -246,6 +282,42 @@ def _mma(ins, m):
         C = gather(m, c, fc, ctype, r, nw).reshape(nw, M, N)
         D = np.matmul(A, B) + C
         scatter(m, d, fd, dtype, D.reshape(nw, M * N), r)
+    return run
+
+
+def _mma_int(ins, m, shape, types):
+    """D = A·B + C exactly (products and sums are integers well inside f64's 2^53), wrapped to
+    32 bits, or with .satfinite clamped to the s32 range."""
+    dtype, atype, btype, ctype = types
+    if btype not in INTEGER or (dtype, ctype) != ("s32", "s32"):
+        raise PtxError(f"line {ins.line}: unsupported mma type combination .{dtype}.{atype}."
+                       f"{btype}.{ctype} in `{ins.text}` (integer mma is .s32.{{s8,u8}}."
+                       f"{{s8,u8}}.s32)")
+    fa, fb, fc = INT_MMA_SHAPES[shape]
+    if len(ins.operands) != 4:
+        raise KernelFault(f"mma takes 4 operands (d, a, b, c), got {len(ins.operands)}")
+    d, a, b, c = ins.operands
+    d, a, b, c = (_regs(d, fc.nregs, "mma D"), _regs(a, fa.nregs, "mma A"),
+                  _regs(b, fb.nregs, "mma B"), _regs(c, fc.nregs, "mma C"))
+    return _int_product(m, (d, a, b, c), (fa, fb, fc), (atype, btype), "satfinite" in ins.mods,
+                        "mma.sync")
+
+
+def _int_product(m, regs, frags, types, saturate, what):
+    """The run function of an integer (i)mma: D = A·B + C on s8/u8 fragments, s32 C and D."""
+    d, a, b, c = regs
+    fa, fb, fc = frags
+    M, K, N = fa.rows, fa.cols, fb.cols
+
+    def run(r):
+        nw = warps(m, r, what)
+        A = gather(m, a, fa, types[0], r, nw).reshape(nw, M, K)
+        B = gather(m, b, fb, types[1], r, nw).reshape(nw, K, N)
+        C = gather(m, c, fc, "s32", r, nw).reshape(nw, M, N)
+        D = np.matmul(A, B) + C
+        if saturate:
+            D = np.clip(D, -2.0 ** 31, 2.0 ** 31 - 1)
+        scatter(m, d, fc, "s32", D.reshape(nw, M * N), r)
     return run
 
 
@@ -335,8 +407,10 @@ def _wmma_memory(ins, m, kind):
 
 
 def _wmma_mma(ins, m):
-    _check(ins, {"mma", "sync", "aligned", "row", "col", "m16n16k16"})
     types = _types(ins)
+    integer = len(types) == 4 and types[1] in INTEGER
+    _check(ins, {"mma", "sync", "aligned", "row", "col", "m16n16k16"} |
+           ({"satfinite"} if integer else set()))
     if len(types) == 2:                     # .dtype.ctype: f16 inputs
         dtype, ctype = types
         atype = "f16"
@@ -353,6 +427,11 @@ def _wmma_mma(ins, m):
     d, a, b, c = ins.operands
     d, a, b, c = (_regs(d, fd.nregs, "wmma D"), _regs(a, fa.nregs, "wmma A"),
                   _regs(b, fb.nregs, "wmma B"), _regs(c, fc.nregs, "wmma C"))
+    if integer:
+        if (dtype, ctype) != ("s32", "s32"):
+            raise PtxError(f"line {ins.line}: unsupported wmma.mma types in `{ins.text}`")
+        return _int_product(m, (d, a, b, c), (fa, fb, fc), (atype, atype),
+                            "satfinite" in ins.mods, "wmma.mma")
 
     def run(r):
         nw = warps(m, r, "wmma.mma")
