@@ -101,6 +101,8 @@ def test_gathers_by_constant_index_lists(rng):
     indices = [np.frombuffer(b.data, np.int32).tolist() for b in exe.buffers.buffers
                if b.kind == "constant"]
     assert indices == [[0, 2], [3, 1, 1]]
+    text = exe.buffers.text()
+    assert "constant %" in text and "constants: %" in exe.schedule.text(), text
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i32", "i1"])

@@ -275,7 +275,8 @@ def _pack(buffers):
 
 
 BUFFER_PLAN = AnalysisDescriptor("BufferPlanAnalysis", WorkContract(
-    ("BufferPlanAnalysis", 1), estimate=lambda p: 512 + 160 * len(p.buffers)))
+    ("BufferPlanAnalysis", 1), estimate=lambda p: 512 + 160 * len(p.buffers) + sum(
+        len(b.data) for b in p.buffers if b.data is not None)))
 
 
 def buffer_plan(pass_context, func):
