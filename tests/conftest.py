@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, Operation,
                      TensorType, VARIADIC, register_dialect, traits)
@@ -12,6 +13,11 @@ from accy.passes.rewrite import Pattern
 # every kernel the tests compile is verified (kernelization skips it outside tests and
 # debugging: accy.lowering.kernelize.verify_kernels)
 os.environ["ACCY_VERIFY_KERNELS"] = "1"
+
+# property tests are bounded by their example counts, not by the clock: no deadline per example
+# and no health check on slow generation (a loaded machine is slower, not wrong)
+settings.register_profile("accy", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("accy")
 
 F32 = TensorType("f32", (4,))
 I32 = TensorType("i32", (4,))

@@ -12,7 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def run_accy(*args, stdin=None):
     return subprocess.run([sys.executable, "-m", "accy", *args], capture_output=True, text=True,
-                          input=stdin, timeout=120)
+                          input=stdin)
 
 
 def test_readme_tour_runs():
@@ -76,7 +76,7 @@ def test_pass_benchmark_runs_small():
     """bench/passes.py end to end at a tiny size without peers: every case runs and prints."""
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "passes.py"), "--n", "300",
                         "--repeats", "1", "--no-peers"], capture_output=True, text=True,
-                       timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+                       env={**os.environ, "PYTHONPATH": ROOT})
     assert r.returncode == 0, r.stderr
     for case in ("canonicalize (i32)", "cse (dup)", "dce (dead)", "cache hit (Cython)"):
         assert case in r.stdout
