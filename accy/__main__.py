@@ -24,16 +24,19 @@ from importlib import resources
 
 from accy import ir
 from accy._core.context import op_statistics
+from accy._core.text import decode_text
 from accy.errors import AccyError
 from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
 from accy.passes.instruments import find_op, read_reproducer
 
 
 def _read(path):
+    """The text of the file at `path` ('-': standard input); ParseError naming the byte offset
+    where it is not UTF-8."""
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+        return decode_text(sys.stdin.buffer.read())
+    with open(path, "rb") as f:
+        return decode_text(f.read())
 
 
 DEMO_PIPELINE = "canonicalize,func(cse),dce"

@@ -139,3 +139,40 @@ def test_a_bad_ptxas_timeout_is_a_clear_error(value, monkeypatch):
     monkeypatch.setenv("ACCY_PTXAS_TIMEOUT", value)
     with pytest.raises(PtxasError, match="ACCY_PTXAS_TIMEOUT must be a positive number"):
         ptxas_timeout()
+
+
+def run_accy(*args, stdin=None, cwd=None):
+    return subprocess.run([sys.executable, "-m", "accy", *args], capture_output=True,
+                          input=stdin, cwd=cwd, timeout=300)
+
+
+NOT_UTF8 = b"builtin.module ({\n  \xff\xfe.op\n})\n"
+
+
+@pytest.mark.parametrize("how", ["file", "stdin", "reproducer"])
+def test_text_that_is_not_utf8_is_a_parse_error_with_its_byte_offset(how, tmp_path):
+    data = (b"// accy-pipeline: canonicalize\n" + NOT_UTF8) if how == "reproducer" else NOT_UTF8
+    offset = data.index(b"\xff")
+    (tmp_path / "bad.mlir").write_bytes(data)
+    args = {"file": ["opt", "bad.mlir"], "stdin": ["opt", "-"],
+            "reproducer": ["opt", "bad.mlir", "--run-reproducer"]}[how]
+    r = run_accy(*args, stdin=data if how == "stdin" else None, cwd=tmp_path)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == 1 and "Traceback" not in err, err
+    assert err.startswith("accy: error: ") and "not valid UTF-8" in err
+    assert f"at byte offset {offset}" in err
+
+
+@pytest.mark.parametrize("text", [
+    b"x" * 10_000_000,                                          # one 10 MB op name
+    b"%0 = " + b"a" * 10_000_000,
+    b'builtin.module ({\n  "t.op"() {k = "' + b"s" * 10_000_000,  # an unterminated string
+    b"builtin.module ({\n" + b" " * 10_000_000 + b"bad.op\n})",  # a 10 MB line
+    b"%0 = t.op : tensor<" + b"f" * 10_000_000 + b">",
+    b"\xc3\xa9" * 5_000_000,
+])
+def test_a_10mb_token_or_line_gives_an_error_of_bounded_length(text):
+    r = run_accy("opt", "-", stdin=text)
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 1 and err.startswith("accy: error: ") and "Traceback" not in err
+    assert len(err) < 1200, err[:2000]

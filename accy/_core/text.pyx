@@ -45,6 +45,28 @@ cdef enum:
     DENSE_LIST_LIMIT = 1024
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+MAX_MESSAGE = 400   # characters of a parse error's message; the source line shown is cut too
+
+
+def _bounded(str message):
+    """`message` cut in the middle to MAX_MESSAGE characters: an error quoting a 10 MB token
+    stays readable."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = len(message) - MAX_MESSAGE + 80
+    return f"{message[:240]} ... [{cut} characters left out] ... {message[-80:]}"
+
+
+def decode_text(data):
+    """`data` (bytes) as str; a ParseError naming the byte offset (and line and column) where
+    it is not valid UTF-8."""
+    cdef Parser parser
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        parser = Parser(Context(), bytes(data))
+        parser.error(f"the text is not valid UTF-8 ({e.reason} at byte offset {e.start})",
+                     e.start)
 
 
 # ---- attributes and types as text -------------------------------------------------------------
@@ -382,6 +404,7 @@ cdef class Parser:
 
     # -- errors and lexing --
     cdef error(self, str message, Py_ssize_t at=-1):
+        message = _bounded(message)
         if at < 0:
             at = self.pos
         if at > self.end:
@@ -1302,6 +1325,7 @@ def parse(text, Context context=None, *, verify=True):
                              f"{e.start})") from None
     elif isinstance(text, (bytes, bytearray, memoryview)):
         data = bytes(text)
+        decode_text(data)
     else:
         raise TypeError("parse() takes str or bytes")
     if b"\x00" in data:
