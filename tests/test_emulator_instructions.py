@@ -926,6 +926,72 @@ def test_lop3_dp4a_mul24():
         lambda x, y: ((x & 0xFFFFFF) * (y & 0xFFFFFF)) >> 16, "u32", a, b))
 
 
+# ---- SIMD video instructions --------------------------------------------------------------------
+
+def _video_reference(form, a, b, c):
+    """The PTX ISA's semantics of one SIMD video instruction, element by element in Python
+    integers: `form` is the instruction text over %a, %b, %c with destination %d..%g."""
+    head, rest = form.rstrip(";").split(None, 1)
+    parts = head.split(".")
+    op, lanes = parts[0][:-1], int(parts[0][-1])
+    types = [x for x in parts if x in ("u32", "s32")]
+    dtype, atype, btype = (["u32"] + types) if op == "vset" else types
+    cmp = next((x for x in parts if x in ("eq", "ne", "lt", "le", "gt", "ge")), None)
+    sel = [(x.split(".") + [None])[1] for x in (y.strip() for y in rest.split(","))]
+    w, low = 32 // lanes, (1 << 32 // lanes) - 1
+    mask = [int(x) for x in sel[0][1:]] if sel[0] else list(range(lanes))
+    asel = [int(x) for x in reversed(sel[1][1:])] if sel[1] else list(range(lanes))
+    bsel = [int(x) for x in reversed(sel[2][1:])] if sel[2] else list(range(lanes, 2 * lanes))
+    ops = {"vadd": lambda x, y: x + y, "vsub": lambda x, y: x - y,
+           "vavrg": lambda x, y: (x + y + 1) >> 1 if x + y >= 0 else (x + y) >> 1,
+           "vabsdiff": lambda x, y: abs(x - y), "vmin": min, "vmax": max,
+           "vset": lambda x, y: int({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y,
+                                     "gt": x > y, "ge": x >= y}[cmp])}
+    lo, hi = (-(1 << w - 1), (1 << w - 1) - 1) if dtype == "s32" else (0, low)
+    out = []
+    for x, y, z in zip(a.tolist(), b.tolist(), c.tolist()):
+        pool = (y << 32) | x
+
+        def lane(pos, signed):
+            v = (pool >> (w * pos)) & low
+            return v - (1 << w) if signed and v >> (w - 1) else v
+        t = [ops[op](lane(asel[i], atype == "s32"), lane(bsel[i], btype == "s32"))
+             for i in range(lanes)]
+        if ".sat" in head:
+            t = [min(max(v, lo), hi) for v in t]
+        if ".add" in head:
+            d = z + sum(t[i] for i in range(lanes) if i in mask)
+        else:
+            d = sum(((t[i] if i in mask else z >> (w * i)) & low) << (w * i) for i in range(lanes))
+        out.append(d & 0xFFFFFFFF)
+    return np.array(out, np.uint32)
+
+
+def _video_forms(op, lanes):
+    """Four forms of one video instruction: mixed types, .sat, .add, and selectors."""
+    name = f"{op}{lanes}"
+    dsel, asel, bsel = (".b20", ".b0527", ".b3146") if lanes == 4 else (".h1", ".h21", ".h03")
+    if op == "vset":
+        return [f"{name}.u32.u32.lt %d, %a, %b, %c;", f"{name}.s32.s32.ge.add %e, %a, %b, %c;",
+                f"{name}.s32.u32.ne %f, %a, %b{bsel}, %c;",
+                f"{name}.u32.s32.gt %g{dsel}, %a{asel}, %b, %c;"]
+    return [f"{name}.u32.s32.u32 %d, %a, %b, %c;", f"{name}.s32.s32.s32.sat %e, %a, %b, %c;",
+            f"{name}.s32.u32.s32.add %f, %a, %b, %c;",
+            f"{name}.u32.u32.s32.sat %g{dsel}, %a{asel}, %b{bsel}, %c;"]
+
+
+@pytest.mark.parametrize("lanes", [4, 2])
+@pytest.mark.parametrize("op", ["vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset"])
+def test_simd_video_instructions(rng, op, lanes):
+    a, b, c = int_inputs("u32", rng, k=3)
+    edges = [0, 0xFFFFFFFF, 0x80808080, 0x7F7F7F7F, 0x80007FFF, 0x01FF7F80]
+    a[:6], b[:6], b[6:12] = edges, edges[::-1], edges
+    forms = _video_forms(op, lanes)
+    got = run("\n".join(forms), [("u32", a), ("u32", b), ("u32", c)], ["u32"] * 4)
+    for form, out in zip(forms, got):
+        np.testing.assert_array_equal(out, _video_reference(form, a, b, c), err_msg=form)
+
+
 # ---- conversions ----------------------------------------------------------------------------------
 
 INTS = ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"]

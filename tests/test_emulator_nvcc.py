@@ -337,6 +337,43 @@ def test_int_ops(ptx, rng):
         np.testing.assert_array_equal(got[:, j], e, err_msg=f"output {j}")
 
 
+def _lanes(x, count, signed):
+    """(n, count) int64 lanes of uint32 words, low lane first."""
+    view = {(4, False): np.uint8, (4, True): np.int8, (2, False): np.uint16, (2, True): np.int16}
+    return x.view(view[count, signed]).reshape(-1, count).astype(np.int64)
+
+
+def _pack(lanes):
+    """Lanes (n, count), each wrapped to its width, as uint32 words."""
+    width = 32 // lanes.shape[1]
+    shifts = np.arange(lanes.shape[1], dtype=np.int64) * width
+    return ((lanes & ((1 << width) - 1)) << shifts).sum(axis=1).astype(np.uint32)
+
+
+def test_simd_intrinsics(ptx, rng):
+    n = 256
+    a, b = rng.integers(0, 2**32, (2, n), dtype=np.uint64).astype(np.uint32)
+    a[:4] = [0x80808080, 0x7F7F7F7F, 0xFFFFFFFF, 0x80007FFF]
+    b[:4] = [0x7F7F7F7F, 0x80808080, 0, 0x7FFF8000]
+    dev, fn = load(ptx, "scalar_ops", "simd_intrinsics")
+    out = dev.mem_alloc(4 * 14 * n)
+    fn(dev.to_device(a), dev.to_device(b), out, np.int32(n), block=(128, 1, 1), grid=(2, 1, 1))
+    got = dev.from_device(out, (n, 14), np.uint32)
+    u4, s4, u2, s2 = (_lanes(a, 4, False), _lanes(b, 4, False)), \
+        (_lanes(a, 4, True), _lanes(b, 4, True)), (_lanes(a, 2, False), _lanes(b, 2, False)), \
+        (_lanes(a, 2, True), _lanes(b, 2, True))
+    expected = [
+        _pack(np.abs(u4[0] - u4[1])), _pack(np.abs(s4[0] - s4[1])),
+        np.abs(u4[0] - u4[1]).sum(1).astype(np.uint32),
+        np.abs(s4[0] - s4[1]).sum(1).astype(np.uint32),
+        _pack(np.abs(s4[0])), _pack(u4[0] + u4[1]), _pack(np.clip(s4[0] + s4[1], -128, 127)),
+        _pack((u4[0] + u4[1] + 1) >> 1), _pack((u4[0] + u4[1]) >> 1), _pack(u2[0] - u2[1]),
+        _pack(np.maximum(s2[0], s2[1])), _pack((u2[0] > u2[1]).astype(np.int64)),
+        _pack(np.abs(u2[0] - u2[1])), np.abs(s2[0] - s2[1]).sum(1).astype(np.uint32)]
+    for j, e in enumerate(expected):
+        np.testing.assert_array_equal(got[:, j], e, err_msg=f"output {j}")
+
+
 def _float_inputs(rng, n):
     special = np.array([np.nan, np.inf, -np.inf, 1e10, -1e10, 3e9, 4.5e9, 2.5, -2.5, 0.5, 1.5,
                         -0.5, -1.0, -0.0, 2147483520.0, -2147483648.0, 4294967040.0],

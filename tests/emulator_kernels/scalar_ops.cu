@@ -139,3 +139,27 @@ extern "C" __global__ void atomics(const float *x, const int *k, float *fmax_out
     slots[ticket] = i;                     // every ticket is distinct
     atomicExch(&istats[4], 12345);
 }
+
+// SIMD intrinsics (nvcc writes vabsdiff4 for the byte absolute differences and sums, plain
+// integer code for the others); 14 results per element
+extern "C" __global__ void simd_intrinsics(const unsigned *a, const unsigned *b, unsigned *out,
+                                           int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = a[i], y = b[i];
+    unsigned *o = out + 14 * i;
+    o[0] = __vabsdiffu4(x, y);
+    o[1] = __vabsdiffs4(x, y);
+    o[2] = __vsadu4(x, y);
+    o[3] = __vsads4(x, y);
+    o[4] = __vabs4(x);
+    o[5] = __vadd4(x, y);
+    o[6] = __vaddss4(x, y);
+    o[7] = __vavgu4(x, y);
+    o[8] = __vhaddu4(x, y);
+    o[9] = __vsub2(x, y);
+    o[10] = __vmaxs2(x, y);
+    o[11] = __vsetgtu2(x, y);
+    o[12] = __vabsdiffu2(x, y);
+    o[13] = __vsads2(x, y);
+}

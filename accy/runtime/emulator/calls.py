@@ -32,7 +32,7 @@ import numpy as np
 from accy.runtime.emulator.instructions import op, _check_mods
 from accy.runtime.emulator.machine import KernelFault
 from accy.runtime.emulator.ptx import Address, Imm, Instruction, Kernel, NotPred, PredPair, \
-    PtxError, Reg, Symbol, Variable, Vector
+    PtxError, Reg, Selected, Symbol, Variable, Vector
 
 FRAME = "%__frame"              # the register holding the running function's frame base
 STACK = "__accy_stack"          # the kernel's local variable the frames stack up from
@@ -219,6 +219,8 @@ def _rewrite(ins, rename, labels, frame, base):
             return NotPred(operand(x.pred))
         if isinstance(x, PredPair):
             return PredPair(operand(x.value), operand(x.pred))
+        if isinstance(x, Selected):
+            return Selected(operand(x.reg), x.selector)
         if isinstance(x, Address):
             if isinstance(x.base, Symbol) and x.base.name in frame and base is not None:
                 return Address(Reg(base), frame[x.base.name] + x.offset)

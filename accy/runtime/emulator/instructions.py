@@ -27,6 +27,9 @@ in its own mask, and a shfl's source lane in the reader's mask: anything else wo
 read an undefined value on a GPU and is a KernelFault naming the thread.
 Integer arithmetic wraps; integer division by zero is undefined in PTX and gives -1 (signed)
 or all ones (unsigned) here, and `rem` by zero gives the dividend.
+The SIMD video instructions (vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4 vset2/4, with
+.sat, the .add accumulate, destination masks and .asel/.bsel selectors) follow the ISA's
+semantics exactly; the scalar video instructions (vadd, vshl, vmad, ...) are not supported.
 An instruction or modifier outside this table is an error naming it, never ignored.
 """
 import math
@@ -37,7 +40,7 @@ import numpy as np
 from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE, _BF16
 from accy.runtime.emulator.memory import LaneFault, LOCAL_WINDOW, MemoryFault, SHARED_WINDOW, \
     WINDOW_SIZE
-from accy.runtime.emulator.ptx import Imm, PredPair, Vector, TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, PredPair, Selected, Vector, TYPE_BYTES
 
 TYPES = set(TYPE_BYTES) - {"pred"}
 SPACES = ("global", "shared", "param", "const", "local")
@@ -968,6 +971,91 @@ def _dp4a(ins, m):
             vb = vb8[:, 2:] if hi else vb8[:, :2]
         acc = (va.astype(np.int64) * vb.astype(np.int64)).sum(axis=1)
         out = acc + m.read(c, "s32" if signed_out else "u32", r).astype(np.int64)
+        m.write(d, (out & 0xFFFFFFFF).astype(np.uint32), "u32", r)
+    return run
+
+
+def _avrg(a, b):
+    """Rounded average: half-way rounds away from zero (toward +inf for a non-negative sum)."""
+    total = a + b
+    return np.where(total >= 0, (total + 1) >> 1, total >> 1)
+
+
+_VIDEO = {"vadd": np.add, "vsub": np.subtract, "vavrg": _avrg,
+          "vabsdiff": lambda a, b: np.abs(a - b), "vmin": np.minimum, "vmax": np.maximum}
+_VSET = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+         "gt": np.greater, "ge": np.greater_equal}
+
+
+def _selector(ins, operand, lanes, default):
+    """(register, element positions) of a video operand: `%r.b3210` lists byte positions
+    (`%r.h10` half-word ones), the last digit for element 0."""
+    if not isinstance(operand, Selected):
+        return operand, default
+    kind, digits = operand.selector[0], operand.selector[1:]
+    if kind != ("b" if lanes == 4 else "h"):
+        _unsupported(ins, f"selector .{operand.selector}")
+    return operand.reg, [int(x) for x in reversed(digits)]
+
+
+@op(*(f"{name}{lanes}" for name in list(_VIDEO) + ["vset"] for lanes in (2, 4)))
+def _video_simd(ins, m):
+    """The SIMD video instructions (PTX ISA "SIMD Video Instructions"): 2 half-word or 4 byte
+    lanes chosen from the 8 bytes {b, a} by .asel / .bsel, sign- or zero-extended by type,
+    combined exactly, .sat clamped to the lane range of .dtype, then either merged into c's
+    other lanes by the destination mask or (.add) summed onto c."""
+    name, lanes = ins.opcode[:-1], int(ins.opcode[-1])
+    width = 32 // lanes
+    types = [x for x in ins.mods if x in ("u32", "s32")]
+    compare = [x for x in ins.mods if x in _VSET]
+    _check_mods(ins, {"sat", "add"} | set(compare))
+    if name == "vset":              # vset.atype.btype.cmp: 0 or 1 per lane, unsigned
+        if len(types) != 2 or len(compare) != 1 or "sat" in ins.mods:
+            _unsupported(ins, "vset form")
+        dtype, (atype, btype) = "u32", types
+    else:
+        if len(types) != 3 or compare:
+            _unsupported(ins, f"{ins.opcode} form")
+        dtype, atype, btype = types
+    accumulate, sat = "add" in ins.mods, "sat" in ins.mods
+    if accumulate and sat:
+        _unsupported(ins, ".sat with the .add accumulate")
+    d, a, b, c = _operands(ins, 4)
+    d, mask = _selector(ins, d, lanes, list(range(lanes)))
+    a, asel = _selector(ins, a, lanes, list(range(lanes)))
+    b, bsel = _selector(ins, b, lanes, list(range(lanes, 2 * lanes)))
+    if len(asel) != lanes or len(bsel) != lanes or max(asel + bsel) >= 2 * lanes or \
+            max(mask) >= lanes:
+        _unsupported(ins, "selector")
+    fn = _VSET[compare[0]] if name == "vset" else _VIDEO[name]
+    low = (1 << width) - 1
+    if dtype == "s32":
+        lo, hi = -(1 << width - 1), (1 << width - 1) - 1
+    else:
+        lo, hi = 0, low
+
+    def lane(pool, position, signed):
+        v = (pool >> np.uint64(width * position)) & np.uint64(low)
+        v = v.astype(np.int64)
+        return np.where(v > low >> 1, v - (low + 1), v) if signed else v
+
+    def run(r):
+        pool = m.read(b, "b32", r).astype(np.uint64) << np.uint64(32) | \
+            m.read(a, "b32", r).astype(np.uint64)
+        cv = m.read(c, "b32", r).astype(np.int64)
+        out = cv if accumulate else np.zeros(len(cv), np.int64)
+        for i in range(lanes):
+            with np.errstate(all="ignore"):
+                t = np.asarray(fn(lane(pool, asel[i], atype == "s32"),
+                                  lane(pool, bsel[i], btype == "s32"))).astype(np.int64)
+            if sat:
+                t = np.clip(t, lo, hi)
+            if accumulate:
+                if i in mask:
+                    out = out + t
+            else:
+                piece = t if i in mask else cv >> (width * i)
+                out = out | ((piece & low) << (width * i))
         m.write(d, (out & 0xFFFFFFFF).astype(np.uint32), "u32", r)
     return run
 

@@ -6,7 +6,8 @@ Covers what accy emits and what nvcc writes for ordinary kernels: the module dir
 predicate guards (`@%p` / `@!%p`), `{ }` scopes (inline asm, call sequences, also right after
 a label; registers and .param variables declared in a scope are renamed apart), and operands:
 registers, immediates (decimal, hex, 0f/0d floats), special registers (%tid.x, ...), symbols,
-`[addr+offset]`, vectors `{a, b}` and `%r|%p` pairs.
+`[addr+offset]`, vectors `{a, b}`, `%r|%p` pairs and the video instructions' selectors
+(`%r1.b3210`, `%r1.h10`).
 Device functions: `.func` definitions (Module.functions, with their return parameters) and
 bodiless prototypes (Module.declarations), `.param` variables inside bodies, and
 `call[.uni] (results), target, (arguments)[, prototype]`; calls.py links them into kernels.
@@ -58,6 +59,12 @@ class Vector:
 @dataclass(frozen=True)
 class NotPred:
     pred: Reg               # `!%p` as a source operand: the predicate's negation
+
+
+@dataclass(frozen=True)
+class Selected:
+    reg: Reg                # `%r1.b3210` / `%r1.h10` of the video instructions: a register
+    selector: str           # with a byte or half-word selector or mask ("b3210")
 
 
 @dataclass(frozen=True)
@@ -480,6 +487,9 @@ class _Parser:
         if t.startswith("%"):
             if _is_special(t):
                 return Special(t[1:])
+            selected = re.match(r"^(%[\w$]+)\.([bh]\d+)$", t)
+            if selected:
+                return Selected(Reg(self.rename(selected.group(1), scopes)), selected.group(2))
             return Reg(self.rename(t, scopes))
         if re.match(r"^[-+]?(0[fFdDxX][0-9a-fA-F]+U?|\d+\.?\d*(?:[eE][-+]?\d+)?U?)$", t):
             return parse_immediate(t)
@@ -516,6 +526,8 @@ def _registers(ins):
             stack.extend((x.value, x.pred))
         elif isinstance(x, NotPred):
             yield x.pred
+        elif isinstance(x, Selected):
+            yield x.reg
 
 
 def _split_top(text):
