@@ -17,6 +17,7 @@ arguments; an `accy.jit` function or a plain one), or an IR text file with one f
 (inputs are then drawn at random).
 """
 import argparse
+import math
 import re
 import sys
 import time
@@ -174,21 +175,41 @@ def _plans(module):
     return "\n".join("// " + line for line in plans_text(module).splitlines())
 
 
-def load_source(source):
-    """(name, function or module, example arrays) for a SOURCE argument."""
+MAX_RANDOM_INPUT_BYTES = 1 << 32
+
+
+def random_inputs(source, func):
+    """Arrays drawn at random for the arguments of an IR file's function `func` (accy run);
+    an AccyError when they would pass MAX_RANDOM_INPUT_BYTES or memory."""
+    import numpy as np
+    types = [a.type for a in func.regions[0].blocks[0].arguments]
+    nbytes = sum(math.prod(t.shape) * ir.numpy_dtype(t.dtype).itemsize for t in types)
+    too_large = AccyError(f"{source}: random inputs for its arguments need {nbytes} bytes, "
+                          f"more than accy run draws ({MAX_RANDOM_INPUT_BYTES}); run it from "
+                          f"a FILE.py:FUNC with example_inputs(), or `accy compile` it")
+    if nbytes > MAX_RANDOM_INPUT_BYTES:
+        raise too_large
+    rng = np.random.default_rng(0)
+    try:
+        return [rng.standard_normal(t.shape, dtype=np.float32).astype(ir.numpy_dtype(t.dtype))
+                for t in types]
+    except MemoryError:
+        raise too_large from None
+
+
+def load_source(source, inputs=True):
+    """(name, function or module, example arrays) for a SOURCE argument. An IR file's arrays
+    are drawn at random only when `inputs` is true (accy.compile needs none for a module)."""
     import importlib
     import importlib.util
     import os
-    import numpy as np
     if ":" not in source:
         module = ir.parse(_read(source), ir.Context())
         funcs = [op for op in module.body if op.name == "builtin.func"]
         if len(funcs) != 1:
             raise AccyError(f"{source}: an IR file for accy compile holds one function, got "
                             f"{len(funcs)}")
-        rng = np.random.default_rng(0)
-        arrays = [np.asarray(rng.standard_normal(a.type.shape)).astype(
-            ir.numpy_dtype(a.type.dtype)) for a in funcs[0].regions[0].blocks[0].arguments]
+        arrays = random_inputs(source, funcs[0]) if inputs else []
         return str(funcs[0].attributes.get("sym_name", "main")), module, arrays
     where, name = source.rsplit(":", 1)
     if where.endswith(".py"):
@@ -229,7 +250,7 @@ def compile_command(args):
     import os
     import numpy as np
     import accy
-    name, fn, arrays = load_source(args.source)
+    name, fn, arrays = load_source(args.source, inputs=args.command == "run")
     target = args.target
     if target is None and args.command == "run":
         from accy.passes.target import ATTRIBUTE

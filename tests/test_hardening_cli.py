@@ -176,3 +176,49 @@ def test_a_10mb_token_or_line_gives_an_error_of_bounded_length(text):
     err = r.stderr.decode("utf-8")
     assert r.returncode == 1 and err.startswith("accy: error: ") and "Traceback" not in err
     assert len(err) < 1200, err[:2000]
+
+
+def test_compile_of_an_ir_file_draws_no_inputs(tmp_path, capsys):
+    """10^6 x 10^6 f32 (4 TB of arguments): compiled from the signature alone."""
+    source = tmp_path / "big.mlir"
+    source.write_text(function_ir("big", "1000000x1000000"))
+    assert main(["compile", str(source), "-o", str(tmp_path)]) == 0, capsys.readouterr().err
+    assert ".entry" in (tmp_path / "big.ptx").read_text()
+
+
+def test_run_of_an_ir_file_with_too_large_inputs_is_a_clear_error(tmp_path, capsys):
+    source = tmp_path / "big.mlir"
+    source.write_text(function_ir("big", "1000000x1000000"))
+    assert main(["run", str(source), "--device", "emulator"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("accy: error: ") and "4000000000000 bytes" in err
+    assert "example_inputs()" in err
+
+
+def test_run_of_an_ir_file_checks_its_random_inputs(tmp_path, capsys):
+    source = tmp_path / "small.mlir"
+    source.write_text(function_ir("small", "5x7"))
+    assert main(["run", str(source), "--device", "emulator"]) == 0
+    assert "# ok: small on emulator matches the reference" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("shape", ["9223372036854775807", "2305843009213693952",
+                                   "3037000499x3037000499", "4x576460752303423488"])
+def test_a_buffer_past_2_63_bytes_is_a_clear_error(shape, tmp_path, capsys):
+    import accy
+    import accy.ir as ir
+    from accy.errors import AccyError
+    text = function_ir("huge", shape)
+    with pytest.raises(AccyError, match=r"needs \d+ bytes, more than a buffer can hold"):
+        accy.compile(ir.parse(text, ir.Context()))
+    (tmp_path / "huge.mlir").write_text(text)
+    assert main(["compile", str(tmp_path / "huge.mlir"), "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("accy: error: ") and "more than a buffer can hold" in err
+
+
+def test_the_largest_buffer_still_compiles():
+    import accy
+    import accy.ir as ir
+    exe = accy.compile(ir.parse(function_ir("edge", "2305843009213693951"), ir.Context()))
+    assert {b.nbytes for b in exe.buffers.buffers} == {2**63 - 4}

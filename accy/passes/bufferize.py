@@ -40,10 +40,11 @@ from accy._core.types import numpy_dtype
 
 DONATE = "accy.donate"
 ARENA_KINDS = ("arena", "workspace", "loop_state", "loop_flag")
+MAX_BUFFER_BYTES = 2**63 - 1
 
 
 class BufferPlanError(AccyError):
-    """A malformed `accy.donate` attribute."""
+    """A malformed `accy.donate` attribute, or a buffer past MAX_BUFFER_BYTES."""
 
 
 @dataclass(eq=False)
@@ -110,6 +111,13 @@ class BufferPlan:
         return "\n".join(lines) + ("\n" if depth == 0 else "")
 
 
+def _check_size(what, nbytes):
+    if nbytes > MAX_BUFFER_BYTES:
+        raise BufferPlanError(f"{what} needs {nbytes} bytes, more than a buffer can hold "
+                              f"({MAX_BUFFER_BYTES} = 2^63 - 1: byte offsets and element "
+                              f"indices are 64-bit signed integers)")
+
+
 def _nbytes(value):
     t = value.type
     n = numpy_dtype(t.dtype).itemsize
@@ -148,6 +156,8 @@ def plan_buffers(schedule, layout, donated=frozenset()):
     buffers, buffer_of = [], {}
 
     def new(kind, value, nbytes, **kw):
+        _check_size(f"the {kind} buffer" + (f" of {value.type}" if value is not None else ""),
+                    nbytes)
         b = Buffer(len(buffers), kind, value, nbytes, **kw)
         buffers.append(b)
         if value is not None and value not in buffer_of:
@@ -195,6 +205,7 @@ def plan_buffers(schedule, layout, donated=frozenset()):
         if producer is not None:
             _in_place(b, producer, buffer_of, last_read, layout, results)
     arena, peak = _pack([b for b in buffers if b.kind in ARENA_KINDS and b.alias_of is None])
+    _check_size("the arena of intermediates", arena)
     return BufferPlan(block, buffers, buffer_of, arena, peak, nested)
 
 

@@ -131,7 +131,8 @@ class Executable:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
         if device == "reference":
             from accy import reference
-            results = reference.run(self.module, *arrays)
+            results = reference.run(self.module, *arrays,
+                                    function=str(self.func.attributes["sym_name"]))
         else:
             results = _Run(self, open_device(device)).run(arrays)
         return self.rebuild(list(results)) if self.rebuild else tuple(results)
