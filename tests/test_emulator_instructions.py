@@ -998,6 +998,16 @@ INTS = ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"]
 FLOATS = ["f16", "bf16", "f32", "f64"]
 
 
+def nan_to_int(st, dt):
+    """PTX ISA, cvt, Integer Notes: a NaN becomes 0, except from .f64 or to .s64/.u64, where
+    it becomes 1 << (width - 1) (MININT for signed types). The ISA gives one value per type
+    pair: NaN's sign and payload, the rounding modifier, .sat and .ftz do not change it."""
+    if st != "f64" and dt not in ("s64", "u64"):
+        return 0
+    bits = 8 * np.dtype(NP[dt]).itemsize
+    return -(1 << bits - 1) if dt.startswith("s") else 1 << bits - 1
+
+
 def cvt_ref(x, st, dt, mode, sat=False):
     out = []
     for v in x:
@@ -1009,7 +1019,7 @@ def cvt_ref(x, st, dt, mode, sat=False):
             info = np.iinfo(NP[dt])
             if st in FLOATS:
                 if math.isnan(v):
-                    out.append(0)
+                    out.append(nan_to_int(st, dt))
                     continue
                 if math.isinf(v):
                     out.append(info.max if v > 0 else info.min)
@@ -1043,8 +1053,9 @@ def cvt_ref(x, st, dt, mode, sat=False):
 
 CVT_CASES = (
     [(dt, st, None) for dt in INTS for st in INTS if dt != st] +
-    [(dt, st, m) for dt in INTS[4:] + ["s16", "u8"] for st in FLOATS for m in
-     ("rni", "rzi", "rmi", "rpi") if (dt, st) != ("u8", "bf16")] +
+    # every float -> int pair (ptxas rejects .s8/.u8 from .bf16)
+    [(dt, st, m) for dt in INTS for st in FLOATS for m in ("rni", "rzi", "rmi", "rpi")
+     if not (dt in ("s8", "u8") and st == "bf16")] +
     [(dt, st, m) for dt in FLOATS for st in ("s32", "u32", "s64", "u64", "s16") for m in
      ("rn", "rz", "rm", "rp")] +
     [(dt, st, m) for dt, st in (("f32", "f64"), ("f16", "f32"), ("f16", "f64"), ("bf16", "f32"),
@@ -1070,6 +1081,38 @@ def test_cvt(dt, st, mode):
         np.testing.assert_array_equal(got, want, err_msg=form)
     else:
         assert_bits(got, want, (x,), what=form)
+
+
+FLOAT_TO_INT = [(dt, st) for st in FLOATS for dt in INTS
+                if not (dt in ("s8", "u8") and st == "bf16")]
+
+
+@pytest.mark.parametrize("dt,st", FLOAT_TO_INT, ids=lambda x: str(x))
+def test_cvt_float_to_int_nan_inf_and_range(rng, dt, st):
+    """NaN (either sign, any payload), ±inf, values past either end of the range and
+    negatives to unsigned types: clamped to the range by default (.sat is redundant, PTX ISA
+    cvt "Saturation modifier"), NaN as nan_to_int. The ISA is silent on .ftz for a NaN or an
+    infinite input; it flushes only subnormals, so nothing changes here."""
+    info = np.iinfo(NP[dt])
+    special = [math.nan, -math.nan, math.inf, -math.inf, -0.0, -1.0, -0.75,
+               float(info.max) * 2.0 + 1e6, float(info.min) * 2.0 - 1e6, float(info.max) + 0.5,
+               float(info.min) - 0.5, 1e38 if st != "f16" else 65504.0]
+    x = np.resize(np.array(special, np.float64).astype(NP[st]), N)
+    raw = x.view(UINT[x.itemsize])
+    nans = np.flatnonzero(np.isnan(x.astype(np.float64)))
+    payload = rng.integers(1, 1 << (FMT[st][0] - 2), len(nans)).astype(raw.dtype)
+    raw[nans] |= payload                # NaNs with random payloads, both signs
+    x[N // 2:] = float_inputs(st, rng)[0][N // 2:]
+    ftz = ".ftz" if st == "f32" else ""
+    sat = ".sat" if st != "bf16" else ""            # ptxas refuses .sat from .bf16
+    forms = [f"cvt.rni.{dt}.{st}", f"cvt.rzi{ftz}{sat}.{dt}.{st}", f"cvt.rmi{sat}.{dt}.{st}",
+             f"cvt.rpi{ftz}.{dt}.{st}"]
+    got = run("\n".join(f"{f} %{r}, %a;" for f, r in zip(forms, "defg")), [(st, x)], [dt] * 4)
+    flushed = np.where(np.abs(x) < np.finfo(np.float32).tiny, np.float32(0), x)
+    for form, out, mode in zip(forms, got, ("rni", "rzi", "rmi", "rpi")):
+        want = cvt_ref(flushed if ".ftz" in form else x, st, dt, mode)
+        np.testing.assert_array_equal(out, want, err_msg=form)
+        assert (out[np.isnan(x.astype(np.float64))] == nan_to_int(st, dt)).all(), form
 
 
 def test_cvt_sat_ftz_and_packed():

@@ -1653,7 +1653,18 @@ def _int_to_exact(x, st):
     return _add_exact(hi, lo)
 
 
-def _float_to_int(x, dview, mode):
+def _nan_to_int(st, dt):
+    """The integer a NaN converts to (PTX ISA, cvt, "Integer Notes"): zero, except from .f64
+    or to a 64-bit type, where it is 1 << (width - 1): MININT signed, (MAXINT >> 1) + 1
+    unsigned."""
+    if st != "f64" and dt not in ("s64", "u64"):
+        return 0
+    top = 1 << (8 * TYPE_BYTES[dt] - 1)
+    return -top if dt.startswith("s") else top
+
+
+def _float_to_int(x, dview, mode, nan_value):
+    """Rounded by the integer mode, clamped to the range (±inf to the ends)."""
     info = np.iinfo(dview)
     with np.errstate(invalid="ignore"):
         v = _INT_ROUND[mode](x.astype(np.float64))
@@ -1662,7 +1673,7 @@ def _float_to_int(x, dview, mode):
         low = v < float(info.min)
         inside = np.where(high | low | nan, 0, v).astype(np.int64 if info.min < 0 else np.uint64)
         out = np.where(high, dview(info.max), np.where(low, dview(info.min), inside.astype(dview)))
-        return np.where(nan, dview(0), out).astype(dview)
+        return np.where(nan, dview(nan_value), out).astype(dview)
 
 
 def _int_to_int(x, st, dt, sat):
@@ -1708,7 +1719,8 @@ _FLOAT_MAX = {"f16": 65504.0, "bf16": float(np.array(0x7F7F, np.uint16).view(_BF
 
 def convert(x, st, dt, mode, sat, ftz=False, relu=False, satfinite=False):
     """PTX cvt of array x (type st) to type dt. Float -> int rounds by the integer mode (default
-    toward zero), saturates, NaN -> 0; int -> int truncates or sign/zero-extends (.sat clamps);
+    toward zero) and always saturates (.sat changes nothing), NaN as _nan_to_int; int -> int
+    truncates or sign/zero-extends (.sat clamps);
     to a float type rounds once with .rn/.rz/.rm/.rp (default .rn); .rni/.rzi/.rmi/.rpi on a
     float destination round to an integral value."""
     dview = np.dtype(VIEW[dt])
@@ -1742,7 +1754,7 @@ def convert(x, st, dt, mode, sat, ftz=False, relu=False, satfinite=False):
                 out = _ftz(out)
             return out
         if _is_float(st):
-            return _float_to_int(x, dview.type, mode)
+            return _float_to_int(x, dview.type, mode, _nan_to_int(st, dt))
         return _int_to_int(x, st, dt, sat)
 
 
