@@ -13,8 +13,10 @@
                                reference interpreter
 
 SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` gives the
-arguments; an `accy.jit` function or a plain one), or an IR text file with one function
-(inputs are then drawn at random).
+arguments as a list or tuple; an `accy.jit` function or a plain one), or an IR text file with
+one function (compiled from its signature; `run` draws its inputs at random). An existing file
+is an IR file even with a ':' in its path. Every mistake, and an exception raised while
+importing the user's module or calling its example_inputs(), is one `accy: error:` line.
 """
 import argparse
 import math
@@ -197,37 +199,76 @@ def random_inputs(source, func):
         raise too_large from None
 
 
+SOURCE_FORMS = "SOURCE is FILE.py:FUNC, package.module:FUNC or an IR text file"
+
+
 def load_source(source, inputs=True):
-    """(name, function or module, example arrays) for a SOURCE argument. An IR file's arrays
-    are drawn at random only when `inputs` is true (accy.compile needs none for a module)."""
-    import importlib
-    import importlib.util
+    """(name, function or module, example arrays) for a SOURCE argument. An existing file is an
+    IR file (a ':' in its path is no FUNC); its arrays are drawn at random only when `inputs`
+    is true (accy.compile needs none for a module)."""
     import os
-    if ":" not in source:
-        module = ir.parse(_read(source), ir.Context())
-        funcs = [op for op in module.body if op.name == "builtin.func"]
-        if len(funcs) != 1:
-            raise AccyError(f"{source}: an IR file for accy compile holds one function, got "
-                            f"{len(funcs)}")
-        arrays = random_inputs(source, funcs[0]) if inputs else []
-        return str(funcs[0].attributes.get("sym_name", "main")), module, arrays
+    if os.path.isfile(source) or ":" not in source:
+        if source.endswith(".py"):
+            raise AccyError(f"{source}: a Python file needs the function to compile: "
+                            f"{source}:FUNC")
+        return _load_ir(source, inputs)
     where, name = source.rsplit(":", 1)
-    if where.endswith(".py"):
-        if not os.path.exists(where):
-            raise OSError(f"{where}: no such file")
-        spec = importlib.util.spec_from_file_location(
-            os.path.splitext(os.path.basename(where))[0], where)
-        pymod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(pymod)
-    else:
-        pymod = importlib.import_module(where)
+    if not name.isidentifier() or not where:
+        raise AccyError(f"{source}: no such file, and not a FILE.py:FUNC or "
+                        f"package.module:FUNC ({SOURCE_FORMS})")
+    pymod = _import(where)
     fn = getattr(pymod, name, None)
     if fn is None or not callable(fn):
         raise AccyError(f"{where} has no function '{name}'")
-    inputs = getattr(pymod, "example_inputs", None)
-    if inputs is None:
+    example_inputs = getattr(pymod, "example_inputs", None)
+    if example_inputs is None:
         raise AccyError(f"{where} needs an example_inputs() giving {name}'s arguments")
-    return name, fn, list(inputs())
+    try:
+        arrays = example_inputs()
+    except Exception as e:
+        raise AccyError(f"{where}: example_inputs() raised {type(e).__name__}: {e}") from e
+    if not isinstance(arrays, (list, tuple)):
+        raise AccyError(f"{where}: example_inputs() must return a list or tuple of {name}'s "
+                        f"arguments, got {type(arrays).__name__}")
+    return name, fn, list(arrays)
+
+
+def _load_ir(source, inputs):
+    module = ir.parse(_read(source), ir.Context())
+    funcs = [op for op in module.body if op.name == "builtin.func"]
+    if len(funcs) != 1:
+        raise AccyError(f"{source}: an IR file for accy compile holds one function, got "
+                        f"{len(funcs)}")
+    arrays = random_inputs(source, funcs[0]) if inputs else []
+    return str(funcs[0].attributes.get("sym_name", "main")), module, arrays
+
+
+def _import(where):
+    """The Python module of a SOURCE's FILE.py or package.module; an AccyError when it is not
+    there, or when importing it raises (the user's exception named, with its message)."""
+    import importlib
+    import importlib.util
+    import os
+    if where.endswith(".py"):
+        if not os.path.isfile(where):
+            raise OSError(f"{where}: no such file")
+    elif not all(part.isidentifier() for part in where.split(".")):
+        raise AccyError(f"{where}: not a module name ({SOURCE_FORMS})")
+    try:
+        if where.endswith(".py"):
+            spec = importlib.util.spec_from_file_location(
+                os.path.splitext(os.path.basename(where))[0], where)
+            pymod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(pymod)
+            return pymod
+        if importlib.util.find_spec(where) is None:     # (imports the parent packages)
+            raise ModuleNotFoundError(name=where)
+        return importlib.import_module(where)
+    except Exception as e:
+        missing = getattr(e, "name", None) if isinstance(e, ModuleNotFoundError) else None
+        if missing and (where + ".").startswith(missing + "."):
+            raise AccyError(f"{where}: no module named {missing!r} ({SOURCE_FORMS})") from None
+        raise AccyError(f"{where}: importing it raised {type(e).__name__}: {e}") from e
 
 
 _UNSAFE_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9_.-]")

@@ -13,7 +13,7 @@ from accy.errors import ShapeError, TypeError as DTypeError
 from accy.frontend.elementwise import tensor_of
 from accy.frontend.location import locate
 from accy.frontend.promotion import weak_kind
-from accy.frontend.tensor import Tensor, default_dtype, emitting, flatten
+from accy.frontend.tensor import Tensor, default_dtype, flatten, tracing
 from accy.ir import Builder, Context, FunctionType, Module, TensorType
 from accy.tensor import Emitter
 
@@ -49,7 +49,7 @@ def trace(fn, signatures):
     block = func.regions[0].add_block(ins)
     builder = Builder(ctx).at_end(block)
     try:
-        with emitting(Emitter(builder)):
+        with tracing(Emitter(builder)):
             leaves, rebuild = flatten(fn(*(Tensor(a) for a in block.arguments)))
             values = [tensor_of(leaf).value for leaf in leaves]
     except (ShapeError, DTypeError) as e:

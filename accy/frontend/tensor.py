@@ -46,6 +46,20 @@ class emitting:
         _STATE.stack.pop()
 
 
+class tracing(emitting):
+    """`emitting(e)` for a new trace: the traces in progress around it (a function traced while
+    another is, e.g. accy.compile called inside a traced function) are hidden inside, so their
+    Tensors cannot leak into it."""
+
+    def __enter__(self):
+        self.outer = _stack()
+        _STATE.stack = [self.e]
+        return self.e
+
+    def __exit__(self, *exc):
+        _STATE.stack = self.outer
+
+
 class Tensor:
     """An IR value being traced: `.shape`, `.dtype` (an accy dtype name), `.ndim`, `.size`, `.T`,
     numpy's operators (`+ - * / // % ** @`, comparisons, `& | ^ ~ << >>`, unary `-`, `abs`),

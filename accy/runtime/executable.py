@@ -19,6 +19,7 @@ architecture, else the PTX (which its driver compiles). On the emulator every ar
 byte starts as 0xFF (NaN in any float dtype), so a kernel that skips an element shows.
 """
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -478,6 +479,7 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     # imported here: `import accy` stays cheap for programs that only trace
     from accy._core.analysis import AnalysisCache
     from accy._core.attributes import DictAttr
+    from accy._core.context import Module
     from accy.frontend.jit import Jit, signature, trace
     from accy.lowering.iterate import plan_loop
     from accy.lowering.kernelize import KERNELIZATION
@@ -490,12 +492,19 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     timings = {}
     t0 = time.perf_counter()
     rebuild = None
-    if isinstance(fn, Jit) or callable(fn) and not hasattr(fn, "body"):
+    if isinstance(fn, Module):
+        module = fn
+    elif callable(fn):
         inner = fn.__wrapped__ if isinstance(fn, Jit) else fn
         module, rebuild = trace(inner, [signature(a) for a in example_args])
     else:
-        module = fn
+        raise DTypeError(f"accy.compile takes a function, an accy.jit function or a module, "
+                         f"got {type(fn).__name__}")
     if target is not None:
+        if not isinstance(target, (str, Mapping)):
+            raise DTypeError(f"target must be an arch name such as 'sm_90', a dict of "
+                             f"TargetProfile fields, or None; got {type(target).__name__} "
+                             f"{target!r}")
         fields = {"arch": target} if isinstance(target, str) else dict(target)
         module.set_attribute(ATTRIBUTE, DictAttr(fields))
     read_target_profile(module)                 # a malformed target fails here, by name
