@@ -312,3 +312,38 @@ def test_a_compile_inside_a_trace_cannot_use_the_outer_tensors():
         accy.compile(outer, x)
     exe = accy.compile(lambda t: t * 2, x)     # the failed trace left no state behind
     np.testing.assert_array_equal(exe.run(x, device="emulator"), x * 2)
+
+
+def chain_module(allow_unregistered=False):
+    import accy.ir as ir
+    return ir.parse(function_ir("main", "6x10"), ir.Context(allow_unregistered=allow_unregistered))
+
+
+@pytest.mark.parametrize("target, fails", [
+    (None, False), ("sm_80", False), ({"arch": "sm_90", "math_tier": "fast"}, False),
+    ("sm_1", True), ({"arch": "sm_90", "no_such_field": 1}, True),
+])
+def test_compile_leaves_the_callers_module_as_it_was(target, fails):
+    import accy
+    module = chain_module()
+    text, fingerprint = module.print(), module.fingerprint()
+    if fails:
+        with pytest.raises(accy.AccyError):
+            accy.compile(module, target=target)
+    else:
+        exe = accy.compile(module, target=target)
+        assert exe.module is not module and exe.module.context is not module.context
+    assert module.print() == text and module.fingerprint() == fingerprint
+
+
+def test_executables_of_one_module_own_their_modules():
+    import numpy as np
+    import accy
+    module = chain_module(allow_unregistered=True)
+    a, b = accy.compile(module, target="sm_80"), accy.compile(module, target="sm_90")
+    assert a.module is not b.module and a.module.context is not b.module.context
+    assert a.module.context.allow_unregistered and a.target.arch == "sm_80"
+    assert b.target.arch == "sm_90" and "sm_80" not in b.module.print()
+    x = np.random.default_rng(6).standard_normal((6, 10)).astype(np.float32)
+    for exe in (a, b):
+        np.testing.assert_allclose(exe.run(x, device="emulator")[0], 2 * x, rtol=0)

@@ -1572,6 +1572,11 @@ cdef class Module(Operation):
             raise IRError("module has no body block")
         return block_handle(self.context, REG(self.context, o.regions).first_block)
 
+    def clone(self, context=None, mapping=None):
+        """As `Operation.clone`, the copy as a Module (with its `body`)."""
+        cdef Operation op = Operation.clone(self, context, mapping)
+        return as_module(op.context, op.id)
+
     def __repr__(self):
         return "<accy.ir.Module>"
 

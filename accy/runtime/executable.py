@@ -475,11 +475,13 @@ def _resources_text(kernel, resources):
 def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by design
     """An Executable for `fn` (a function traced on `example_args`' shapes and dtypes, an
     `accy.jit` function, or a module) for `target` (an arch name such as "sm_90", a
-    TargetProfile field dictionary, or None for the module's own `accy.target`)."""
+    TargetProfile field dictionary, or None for the module's own `accy.target`). A module is
+    compiled as a copy in a Context of its own (same unregistered-op setting and Capacity), so
+    the caller's module is never changed and each Executable owns its module."""
     # imported here: `import accy` stays cheap for programs that only trace
     from accy._core.analysis import AnalysisCache
     from accy._core.attributes import DictAttr
-    from accy._core.context import Module
+    from accy._core.context import Context, Module
     from accy.frontend.jit import Jit, signature, trace
     from accy.lowering.iterate import plan_loop
     from accy.lowering.kernelize import KERNELIZATION
@@ -492,8 +494,10 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     timings = {}
     t0 = time.perf_counter()
     rebuild = None
-    if isinstance(fn, Module):
-        module = fn
+    if isinstance(fn, Module):      # compiled as a copy: the caller's module stays as it is
+        source = fn.context
+        module = fn.clone(Context(allow_unregistered=source.allow_unregistered,
+                                  capacity=source.capacity))
     elif callable(fn):
         inner = fn.__wrapped__ if isinstance(fn, Jit) else fn
         module, rebuild = trace(inner, [signature(a) for a in example_args])
