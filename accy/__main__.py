@@ -308,18 +308,24 @@ def compile_command(args):
     if args.command == "compile":
         os.makedirs(args.output, exist_ok=True)
         base = os.path.join(args.output, output_stem(name))
-        written = [base + ".ptx"]
-        with open(base + ".ptx", "w", encoding="utf-8") as f:
-            f.write(exe.ptx)
+        written = []
+        if exe.ptx:             # empty when accy emitted no kernel of its own
+            written.append(base + ".ptx")
+            with open(base + ".ptx", "w", encoding="utf-8") as f:
+                f.write(exe.ptx)
         if exe.cubin is not None:
             written.append(base + ".cubin")
             with open(base + ".cubin", "wb") as f:
                 f.write(exe.cubin)
         report = exe.report()
+        written.append(base + ".report.txt")
         with open(base + ".report.txt", "w", encoding="utf-8") as f:
             f.write(report + "\n")
         print(report)
-        print(f"# wrote {', '.join(written)} and {base}.report.txt")
+        if not exe.ptx:
+            print("# no PTX written: accy emitted no kernel of its own (a kernel_call runs the "
+                  "PTX given in the IR, as it is; host work runs on the host)")
+        print(f"# wrote {', '.join(written)}")
         return 0
     got = exe.run(*arrays, device=args.device)
     want = exe.run(*arrays, device="reference")

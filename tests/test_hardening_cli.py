@@ -347,3 +347,49 @@ def test_executables_of_one_module_own_their_modules():
     x = np.random.default_rng(6).standard_normal((6, 10)).astype(np.float32)
     for exe in (a, b):
         np.testing.assert_allclose(exe.run(x, device="emulator")[0], 2 * x, rtol=0)
+
+
+def test_a_closed_bound_says_so():
+    import numpy as np
+    import accy
+    x = np.random.default_rng(7).standard_normal((6, 10)).astype(np.float32)
+    exe = accy.compile(chain_module())
+    bound = exe.bind(x, device="emulator")
+    bound.launch()
+    np.testing.assert_allclose(bound.results()[0], 2 * x, rtol=0)
+    bound.close()
+    for call in (bound.launch, bound.results, lambda: bound.argument_address(0),
+                 lambda: bound.result_address(0)):
+        with pytest.raises(accy.AccyError, match="this Bound is closed"):
+            call()
+    bound.close()                                   # closing again does nothing
+    with exe.bind(x, device="emulator") as again:   # the executable binds anew
+        again.launch()
+        np.testing.assert_allclose(again.results()[0], 2 * x, rtol=0)
+
+
+def test_a_kernel_call_only_program_writes_no_empty_ptx(tmp_path, capsys):
+    import json
+    import numpy as np
+    import accy
+    import accy.ir as ir
+    from test_compile import USER_PTX
+    text = ("builtin.module ({\n"
+            '  builtin.func <{function_type = (tensor<256xf32>) -> tensor<256xf32>, '
+            'sym_name = "user"}> ({\n'
+            "  ^bb0(%0: tensor<256xf32>):\n"
+            "    %1 = tensor.kernel_call %0 <{block = [128, 1, 1], grid = [2, 1, 1], "
+            f'kernel = "twice", ptx = {json.dumps(USER_PTX)}}}> : tensor<256xf32>\n'
+            "    builtin.return %1\n"
+            "  })\n"
+            "})\n")
+    (tmp_path / "user.mlir").write_text(text)
+    out = tmp_path / "out"
+    assert main(["compile", str(tmp_path / "user.mlir"), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert sorted(os.listdir(out)) == ["user.report.txt"]
+    assert "no PTX written" in printed and "kernel twice: kernel_call" in printed
+    exe = accy.compile(ir.parse(text, ir.Context()))
+    assert exe.ptx == "" and [k.ptx for k in exe.kernels] == [USER_PTX]
+    x = np.random.default_rng(8).standard_normal(256).astype(np.float32)
+    np.testing.assert_array_equal(exe.run(x, device="emulator")[0], 2 * x)

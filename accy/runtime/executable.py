@@ -421,11 +421,20 @@ class Bound:
 
     def __init__(self, run, arrays):
         self._run = run
+        self._closed = False
         try:
             run.allocate(arrays)
         except BaseException:
             run.free()
             raise
+
+    @property
+    def _open(self):
+        """The run, while its buffers are allocated."""
+        if self._closed:
+            raise AccyError("this Bound is closed (its device buffers are freed); bind the "
+                            "executable again")
+        return self._run
 
     @property
     def device(self):
@@ -434,28 +443,31 @@ class Bound:
     def launch(self):
         """Run the work items once (kernels are launched asynchronously on a GPU; host loops
         and host fallbacks read back what they need)."""
-        self._run.run_items(self._run.exe.schedule.items, None)
+        self._open.run_items(self._run.exe.schedule.items, None)
 
     def results(self):
-        exe = self._run.exe
+        exe = self._open.exe
         results = self._run.results()
         return exe.rebuild(list(results)) if exe.rebuild else tuple(results)
 
     def argument_address(self, i):
         """The device address of argument `i`'s buffer (None when no kernel reads it)."""
-        a = self._run.exe.buffers.block.arguments[i]
+        a = self._open.exe.buffers.block.arguments[i]
         return self._run.address(a) if a in self._run.exe.buffers.buffer_of else None
 
     def result_address(self, i):
         """The device address of result `i`'s buffer (a result that is an argument has one
         only after `results()`)."""
-        plan = self._run.exe.buffers
+        plan = self._open.exe.buffers
         buffer = [b for b in plan.buffers if b.kind == "output"][i]
         storage = plan.storage(buffer)
         return self._run.addresses.get(storage.id)
 
     def close(self):
-        self._run.free()
+        """Free the buffers (again: nothing); every other call raises AccyError after it."""
+        if not self._closed:
+            self._closed = True
+            self._run.free()
 
     def __enter__(self):
         return self
