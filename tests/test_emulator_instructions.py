@@ -4,6 +4,7 @@ inputs with edge values (NaN, +-inf, +-0, subnormals, INT_MIN/MAX), compared bit
 an independent Python reference (exact rationals rounded by a separate routine) where PTX
 defines the result exactly, within a tolerance for the .approx instructions."""
 import math
+import re
 import shutil
 import subprocess
 import tempfile
@@ -15,7 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from accy.runtime.emulator import Emulator, KernelFault
+from accy.runtime.emulator import Emulator, KernelFault, PtxError
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NP = {"f16": np.float16, "bf16": BF16, "f32": np.float32, "f64": np.float64,
@@ -1605,7 +1606,7 @@ def test_isspacep_by_window():
                                   "atom.global.or.bf16x2 %d, [%rd2], %a;"])
 def test_atomic_forms_outside_the_table_fault(text):
     t = text.split()[0].split(".")[-1]
-    with pytest.raises(KernelFault, match=r"unsupported atomic \.\w+ on \.\w+"):
+    with pytest.raises(PtxError, match=r"kernel k, line \d+: unsupported atomic \.\w+ on \.\w+"):
         run(text, [(t, np.zeros(N, NP[t]))], t, check=False)
 
 
@@ -1634,7 +1635,8 @@ def test_trap_and_unsupported_modifiers_fault():
             [("u32", np.arange(N, dtype=np.uint32))], "u32")
     for body in ("add.rn.sat.f64 %d, %a, %a;", "div.approx.f64 %d, %a, %a;",
                  "mul.rn.xyz.f64 %d, %a, %a;", "cvt.rna.f64.f64 %d, %a;"):
-        with pytest.raises(KernelFault, match="unsupported|not supported|not defined"):
+        with pytest.raises(PtxError, match=r"kernel k, line \d+: .*(unsupported|not supported|not "
+                                           r"defined).*" + re.escape(body.rstrip(";"))):
             run(body, [("f64", np.ones(N))], "f64", check=False)
 
 

@@ -430,12 +430,25 @@ UNKNOWN_INSTRUCTION = """\
 
 def test_unknown_instruction_is_named_with_its_line():
     # not valid PTX (so not a file ptxas checks): the emulator must refuse it, never skip it
+    module = Emulator().module_from_buffer(UNKNOWN_INSTRUCTION)
+    with pytest.raises(PtxError, match=r"kernel bogus, line 12: unsupported instruction "
+                                       r"'frobnicate' in `frobnicate.b32 %r2, %r1`"):
+        module.get_function("bogus")
+
+
+def test_unsupported_forms_are_ptx_errors_naming_line_and_instruction():
     dev = Emulator()
-    with pytest.raises((KernelFault, PtxError)) as info:
-        fn = dev.module_from_buffer(UNKNOWN_INSTRUCTION).get_function("bogus")
-        fn(dev.mem_alloc(4), block=(4, 1, 1))
-    msg = str(info.value)
-    assert "frobnicate" in msg and "line 12" in msg and "bogus" in msg, msg
+    module = dev.module_from_buffer(source("faults.ptx"))
+    line = line_of("faults.ptx", "vadd.s32.s32.s32 %r2, %r1, %r1;", "scalar_video")
+    with pytest.raises(PtxError, match=rf"kernel scalar_video, line {line}: unsupported "
+                                       rf"instruction 'vadd' in `vadd.s32.s32.s32 %r2, %r1, %r1`"):
+        module.get_function("scalar_video")
+    fn = module.get_function("int4_mma")
+    line = next(i + 1 for i, s in enumerate(source("faults.ptx").splitlines())
+                if "m16n8k64" in s)
+    with pytest.raises(PtxError, match=rf"kernel int4_mma, line {line}: unsupported .* in "
+                                       rf"`mma\.sync\.aligned\.m16n8k64\.row\.col\.s32\.s4"):
+        fn(dev.mem_alloc(4), block=(32, 1, 1))
 
 
 def test_missing_kernel_and_wrong_arguments_are_reported():

@@ -88,6 +88,9 @@ class Emulator:
                           f"bytes from there")
 
     def module_from_buffer(self, ptx):
+        """Load PTX text; a PtxError names the line of anything the emulator cannot read or
+        link (get_function, of an instruction it does not have; the first launch, of a form of
+        one it does not support)."""
         if isinstance(ptx, bytes):
             ptx = ptx.decode()
         return EmulatedModule(self, link(parse(ptx)))
@@ -118,6 +121,7 @@ class EmulatedModule:
         if name not in self.module.kernels:
             raise KernelFault(f"the module has no kernel '{name}' (it has "
                               f"{', '.join(self.module.kernels) or 'none'})")
+        HANDLERS.check(self.module.kernels[name])
         return EmulatedFunction(self, self.module.kernels[name])
 
 

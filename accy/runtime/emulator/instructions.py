@@ -40,7 +40,7 @@ import numpy as np
 from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE, _BF16
 from accy.runtime.emulator.memory import LaneFault, LOCAL_WINDOW, MemoryFault, SHARED_WINDOW, \
     WINDOW_SIZE
-from accy.runtime.emulator.ptx import Imm, PredPair, Selected, Vector, TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, PredPair, PtxError, Selected, Vector, TYPE_BYTES
 
 TYPES = set(TYPE_BYTES) - {"pred"}
 SPACES = ("global", "shared", "param", "const", "local")
@@ -67,14 +67,16 @@ def _type(ins, mods=None):
     raise KernelFault(f"no type in '{ins.text}'")
 
 
-def _unsupported(ins, what):
-    raise KernelFault(f"unsupported {what} in `{ins.text}` (line {ins.line})")
+def unsupported(ins, what):
+    """A form of `ins` the emulator does not model: a PtxError naming the line and the
+    instruction (the kernel's name is added by Handlers.compile)."""
+    raise PtxError(f"line {ins.line}: unsupported {what} in `{ins.text}`")
 
 
 def _check_mods(ins, allowed):
     for m in ins.mods:
         if m not in allowed and m not in TYPE_BYTES and m not in PACKED:
-            _unsupported(ins, f"modifier .{m}")
+            unsupported(ins, f"modifier .{m}")
 
 
 def _is_float(t):
@@ -90,9 +92,9 @@ def _operands(ins, count):
 def _mode(ins, allowed=FROUND, default="rn"):
     modes = [x for x in ins.mods if x in ROUNDING]
     if len(modes) > 1:
-        _unsupported(ins, "combination of rounding modes")
+        unsupported(ins, "combination of rounding modes")
     if modes and modes[0] not in allowed:
-        _unsupported(ins, f"rounding .{modes[0]}")
+        unsupported(ins, f"rounding .{modes[0]}")
     return modes[0] if modes else default
 
 
@@ -472,9 +474,9 @@ def _float_instruction(ins, m, kind, n_in, allowed=(), modes=FROUND, default="rn
     mode = _mode(ins, modes, default)
     elem = PACKED.get(t, t)
     if elem == "f64" and ("sat" in ins.mods or "ftz" in ins.mods):
-        _unsupported(ins, ".sat/.ftz on .f64 (not defined by PTX)")
+        unsupported(ins, ".sat/.ftz on .f64 (not defined by PTX)")
     if "relu" in ins.mods and elem not in ("f16", "bf16"):
-        _unsupported(ins, f".relu on .{elem}")
+        unsupported(ins, f".relu on .{elem}")
     fn = _float_fn(kind, elem, mode, "ftz" in ins.mods, "sat" in ins.mods, "relu" in ins.mods)
     return _elementwise(ins, m, t, _packed_fn(fn, t), n_in)
 
@@ -487,17 +489,24 @@ class Handlers:
     def __init__(self):
         self.table = {}
 
+    def check(self, kernel):
+        """PtxError for the first instruction of `kernel` with no handler (at load time)."""
+        for ins in kernel.instructions:
+            if ins.opcode not in self.table:
+                raise PtxError(f"kernel {kernel.name}, line {ins.line}: unsupported instruction "
+                               f"'{ins.opcode}' in `{ins.text}`")
+
     def compile(self, ins, m):
         builder = self.table.get(ins.opcode)
         if builder is None:
-            raise KernelFault(f"kernel {m.kernel.name}, line {ins.line}: unsupported instruction "
-                              f"'{ins.opcode}' in `{ins.text}`")
+            self.check(m.kernel)
         try:
             return builder(ins, m)
-        except KernelFault as e:
+        except (KernelFault, PtxError) as e:
             if str(e).startswith("kernel "):
                 raise
-            raise KernelFault(f"kernel {m.kernel.name}, line {ins.line}: {e}") from None
+            where = "" if str(e).startswith("line ") else f"line {ins.line}: "
+            raise type(e)(f"kernel {m.kernel.name}, {where}{e}") from None
 
     def register(self, *names):
         def add(builder):
@@ -553,7 +562,7 @@ def _normalize_space(ins):
         if x == "shared::cta":
             x = "shared"
         elif x == "shared::cluster":
-            _unsupported(ins, "state space .shared::cluster")
+            unsupported(ins, "state space .shared::cluster")
         mods.append(x)
     return tuple(mods)
 
@@ -575,7 +584,7 @@ def _memory_form(ins):
     mods = _normalize_space(ins)
     for x in mods:
         if x not in _MEMORY_MODS and x not in TYPE_BYTES:
-            _unsupported(ins, f"modifier .{x}")
+            unsupported(ins, f"modifier .{x}")
     ops = ins.operands
     if len(ops) == 3 and "L2::cache_hint" in mods:
         ops = ops[:2]                       # the cache policy operand
@@ -618,7 +627,7 @@ def _st(ins, m):
     sources = s.items if isinstance(s, Vector) else (s,)
     w = TYPE_BYTES[t]
     if space in ("const", "param"):
-        _unsupported(ins, f".{space} stores")
+        unsupported(ins, f".{space} stores")
 
     def run(r):
         base = m.address(a, r)
@@ -655,7 +664,7 @@ def _cvta(ins, m):
     to = "to" in mods
     window = SHARED_WINDOW if "shared" in mods else LOCAL_WINDOW if "local" in mods else 0
     if "param" in mods:
-        _unsupported(ins, "cvta of a .param address")
+        unsupported(ins, "cvta of a .param address")
 
     def run(r):
         v = m.read(s, t, r).astype(np.uint64)
@@ -747,7 +756,7 @@ def _add(ins, m):
     fn = np.add if ins.opcode == "add" else np.subtract
     if "sat" in ins.mods:
         if t != "s32":
-            _unsupported(ins, ".sat on a non-s32 integer type")
+            unsupported(ins, ".sat on a non-s32 integer type")
         return _elementwise(ins, m, t, lambda a, b: np.clip(fn(a.astype(np.int64),
                                                                b.astype(np.int64)),
                                                             -2**31, 2**31 - 1).astype(np.int32), 2)
@@ -792,7 +801,7 @@ def _lop3(ins, m):
     _check_mods(ins, set())
     d, a, b, c, lut = _operands(ins, 5)
     if not isinstance(lut, Imm):
-        _unsupported(ins, "lop3 with a non-immediate lookup table")
+        unsupported(ins, "lop3 with a non-immediate lookup table")
     table = int(lut.value) & 0xFF
     terms = [i for i in range(8) if table >> i & 1]
 
@@ -865,7 +874,7 @@ def _mul24(ins, m):
     t = _type(ins)
     _check_mods(ins, {"lo", "hi", "sat"})
     if "sat" in ins.mods:
-        _unsupported(ins, "mad24 .sat")
+        unsupported(ins, "mad24 .sat")
     hi = "hi" in ins.mods
     signed = t == "s32"
     n = 4 if ins.opcode == "mad24" else 3
@@ -895,7 +904,7 @@ def _mad(ins, m):
     d, a, b, c = _operands(ins, 4)
     sat = "sat" in ins.mods
     if sat and (t != "s32" or mode != "hi"):
-        _unsupported(ins, ".sat (defined only for mad.hi.sat.s32)")
+        unsupported(ins, ".sat (defined only for mad.hi.sat.s32)")
     if "cc" in ins.mods:
         return _madc(ins, m, t, mul, rt, False)
 
@@ -952,7 +961,7 @@ def _sad(ins, m):
 def _dp4a(ins, m):
     types = [x for x in ins.mods if x in ("u32", "s32")]
     if len(types) != 2:
-        _unsupported(ins, "dp4a/dp2a form")
+        unsupported(ins, "dp4a/dp2a form")
     at, bt = types
     d, a, b, c = _operands(ins, 4)
     signed_out = "s32" in types
@@ -994,7 +1003,7 @@ def _selector(ins, operand, lanes, default):
         return operand, default
     kind, digits = operand.selector[0], operand.selector[1:]
     if kind != ("b" if lanes == 4 else "h"):
-        _unsupported(ins, f"selector .{operand.selector}")
+        unsupported(ins, f"selector .{operand.selector}")
     return operand.reg, [int(x) for x in reversed(digits)]
 
 
@@ -1011,22 +1020,22 @@ def _video_simd(ins, m):
     _check_mods(ins, {"sat", "add"} | set(compare))
     if name == "vset":              # vset.atype.btype.cmp: 0 or 1 per lane, unsigned
         if len(types) != 2 or len(compare) != 1 or "sat" in ins.mods:
-            _unsupported(ins, "vset form")
+            unsupported(ins, "vset form")
         dtype, (atype, btype) = "u32", types
     else:
         if len(types) != 3 or compare:
-            _unsupported(ins, f"{ins.opcode} form")
+            unsupported(ins, f"{ins.opcode} form")
         dtype, atype, btype = types
     accumulate, sat = "add" in ins.mods, "sat" in ins.mods
     if accumulate and sat:
-        _unsupported(ins, ".sat with the .add accumulate")
+        unsupported(ins, ".sat with the .add accumulate")
     d, a, b, c = _operands(ins, 4)
     d, mask = _selector(ins, d, lanes, list(range(lanes)))
     a, asel = _selector(ins, a, lanes, list(range(lanes)))
     b, bsel = _selector(ins, b, lanes, list(range(lanes, 2 * lanes)))
     if len(asel) != lanes or len(bsel) != lanes or max(asel + bsel) >= 2 * lanes or \
             max(mask) >= lanes:
-        _unsupported(ins, "selector")
+        unsupported(ins, "selector")
     fn = _VSET[compare[0]] if name == "vset" else _VIDEO[name]
     low = (1 << width) - 1
     if dtype == "s32":
@@ -1086,7 +1095,7 @@ def _div(ins, m):
 def _float_div(ins, m, t):
     if "approx" in ins.mods or "full" in ins.mods:
         if t != "f32":
-            _unsupported(ins, f"div.approx/.full on .{t}")
+            unsupported(ins, f"div.approx/.full on .{t}")
         _check_mods(ins, {"approx", "full", "ftz"})
         ftz = "ftz" in ins.mods
         approx = "approx" in ins.mods
@@ -1104,7 +1113,7 @@ def _float_div(ins, m, t):
         return _elementwise(ins, m, t, fn, 2)
     if t in ("f32", "f64"):
         return _float_instruction(ins, m, "div", 2)
-    _unsupported(ins, f"div on .{t}")
+    unsupported(ins, f"div on .{t}")
 
 
 @op("rem")
@@ -1155,9 +1164,9 @@ def _minmax_op(ins, m):
     if _is_float(t):
         _check_mods(ins, {"ftz", "NaN", "xorsign", "abs"})
         if "abs" in ins.mods and "xorsign" not in ins.mods:
-            _unsupported(ins, ".abs without .xorsign (three-input min/max)")
+            unsupported(ins, ".abs without .xorsign (three-input min/max)")
         if len(ins.operands) != 3:
-            _unsupported(ins, "three-input min/max")
+            unsupported(ins, "three-input min/max")
         elem = PACKED.get(t, t)
         core = _float_minmax(is_min, "NaN" in ins.mods, "xorsign" in ins.mods)
         ftz = "ftz" in ins.mods and elem in ("f32", "f16")
@@ -1187,7 +1196,7 @@ def _neg(ins, m):
             return (v ^ sign if neg else v & ~sign).view(x.dtype)
         return _elementwise(ins, m, t, _packed_fn(fn, t), 1)
     if t in PACKED:
-        _unsupported(ins, f"{ins.opcode} on .{t}")
+        unsupported(ins, f"{ins.opcode} on .{t}")
     return _elementwise(ins, m, t, np.negative if ins.opcode == "neg" else np.abs, 1)
 
 
@@ -1209,7 +1218,7 @@ def _testp(ins, m):
     kind = next((x for x in ins.mods if x in ("finite", "infinite", "number", "notanumber",
                                                 "normal", "subnormal")), None)
     if kind is None:
-        _unsupported(ins, "testp form")
+        unsupported(ins, "testp form")
     d, a = _operands(ins, 2)
 
     def run(r):
@@ -1433,10 +1442,10 @@ def _approx(ins, m):
     t = _type(ins)
     _check_mods(ins, {"approx", "ftz"})
     if "approx" not in ins.mods:
-        _unsupported(ins, f"{ins.opcode} without .approx")
+        unsupported(ins, f"{ins.opcode} without .approx")
     elem = PACKED.get(t, t)
     if elem == "f64" and ins.opcode != "rsqrt":
-        _unsupported(ins, f"{ins.opcode}.approx.f64")
+        unsupported(ins, f"{ins.opcode}.approx.f64")
     f = _APPROX[ins.opcode]
     ftz = "ftz" in ins.mods and elem in ("f32", "f16", "f64")
     view = np.dtype(VIEW[elem])
@@ -1459,7 +1468,7 @@ def _sqrt(ins, m):
     if "approx" in ins.mods:
         _check_mods(ins, {"approx", "ftz"})
         if t != "f32":
-            _unsupported(ins, f"sqrt.approx.{t}")
+            unsupported(ins, f"sqrt.approx.{t}")
         fn = _float_fn("sqrt", "f32", "rn", "ftz" in ins.mods)
         return _elementwise(ins, m, t, fn, 1)
     return _float_instruction(ins, m, "sqrt", 1)
@@ -1523,7 +1532,7 @@ def _compare_setup(ins, t):
     _check_mods(ins, _CMP_NAMES | set(_COMBINE) | {"ftz"})
     names = [x for x in ins.mods if x in _CMP_NAMES]
     if not names:
-        _unsupported(ins, "comparison form")
+        unsupported(ins, "comparison form")
     cmp_name = names[0]
     combine = next((x for x in ins.mods if x in _COMBINE and x != cmp_name), None)
     elem = PACKED.get(t, t)
@@ -1577,7 +1586,7 @@ def _setp(ins, m):
 def _set(ins, m):
     types = [x for x in ins.mods if x in TYPE_BYTES or x in PACKED]
     if len(types) != 2:
-        _unsupported(ins, "set form")
+        unsupported(ins, "set form")
     dt, st = types
     mods = tuple(x for x in ins.mods if x not in (dt,))
     fake = type(ins)(ins.line, ins.text, ins.opcode, mods, ins.operands, ins.guard, ins.negate)
@@ -1620,7 +1629,7 @@ def _selp(ins, m):
 def _slct(ins, m):
     types = [x for x in ins.mods if x in TYPE_BYTES]
     if len(types) != 2:
-        _unsupported(ins, "slct form")
+        unsupported(ins, "slct form")
     _check_mods(ins, {"ftz"})
     dt, ct = types
     d, a, b, c = _operands(ins, 4)
@@ -1700,7 +1709,7 @@ def _tf32(x, mode, satfinite=False, relu=False):
     elif mode == "rz":
         out = bits & np.uint32(0xFFFFE000)
     else:
-        raise KernelFault(f"cvt .{mode} to tf32 is not supported")
+        raise PtxError(f"cvt .{mode} to tf32 is not supported")
     inf = np.isinf(x)
     out = np.where(inf, bits, out)
     out = np.where(nan, np.uint32(0x7FFFFFFF), out).view(np.float32)
@@ -1765,26 +1774,26 @@ _CVT_MODS = ROUNDING | {"sat", "ftz", "relu", "satfinite", "rna"}
 def _cvt(ins, m):
     for x in ins.mods:
         if x not in _CVT_MODS and x not in TYPE_BYTES and x not in PACKED:
-            _unsupported(ins, f"modifier .{x}")
+            unsupported(ins, f"modifier .{x}")
     types = [x for x in ins.mods if x in TYPE_BYTES or x in PACKED]
     if len(types) != 2:
-        _unsupported(ins, "cvt form")
+        unsupported(ins, "cvt form")
     dt, st = types
     modes = [x for x in ins.mods if x in ROUNDING or x == "rna"]
     if len(modes) > 1:
-        _unsupported(ins, "two rounding modes")
+        unsupported(ins, "two rounding modes")
     mode = modes[0] if modes else None
     if mode == "rna" and dt != "tf32":
-        _unsupported(ins, "rounding .rna (only for tf32)")
+        unsupported(ins, "rounding .rna (only for tf32)")
     if _is_float(dt) and not _is_float(st) and mode in IROUND:
-        _unsupported(ins, f"integer rounding .{mode} to a float type from an integer")
+        unsupported(ins, f"integer rounding .{mode} to a float type from an integer")
     if not _is_float(dt) and mode in FROUND:
-        _unsupported(ins, f"rounding .{mode} to an integer type")
+        unsupported(ins, f"rounding .{mode} to an integer type")
     sat, ftz = "sat" in ins.mods, "ftz" in ins.mods
     relu, satfinite = "relu" in ins.mods, "satfinite" in ins.mods
     if dt in ("f16x2", "bf16x2"):
         if st != "f32":
-            _unsupported(ins, f"cvt to .{dt} from .{st}")
+            unsupported(ins, f"cvt to .{dt} from .{st}")
         d, a, b = _operands(ins, 3)
         elem = PACKED[dt]
 
@@ -1796,7 +1805,7 @@ def _cvt(ins, m):
             m.write(d, _pack(out), "b32", r)
         return run_pair
     if dt in PACKED or st in PACKED:
-        _unsupported(ins, f"cvt .{dt}.{st}")
+        unsupported(ins, f"cvt .{dt}.{st}")
     d, a = _operands(ins, 2)
 
     def run(r):
@@ -1839,7 +1848,7 @@ def _bar(ins, m):
     if "warp" in mods:
         return _bar_warp(ins, m)
     if "cluster" in mods:
-        _unsupported(ins, "cluster barriers")
+        unsupported(ins, "cluster barriers")
     if "arrive" in mods:
         return lambda r: None
     if "red" in mods:
@@ -1848,7 +1857,7 @@ def _bar(ins, m):
     if len(ins.operands) > 1:          # a thread count: only the whole block is modelled
         count = ins.operands[1]
         if not (isinstance(count, Imm) and int(count.value) == m.block_size):
-            _unsupported(ins, "bar.sync with a thread count other than the block size")
+            unsupported(ins, "bar.sync with a thread count other than the block size")
 
     def run(r):
         m.check_barrier(r, ins)
@@ -1869,10 +1878,10 @@ def _bar_warp(ins, m):
 def _bar_red(ins, m):
     kind = next((x for x in ins.mods if x in ("popc", "and", "or")), None)
     if kind is None:
-        _unsupported(ins, "bar.red form")
+        unsupported(ins, "bar.red form")
     ops = ins.operands
     if len(ops) != 3:
-        _unsupported(ins, "bar.red with a thread count")
+        unsupported(ins, "bar.red with a thread count")
     d, _, c = ops
 
     def run(r):
@@ -1931,7 +1940,7 @@ def _warp_form(ins, modes, operands):
     `operands` operands plus the membermask with `.sync`."""
     mode = next((x for x in ins.mods if x in modes), None)
     if mode is None:
-        _unsupported(ins, f"{ins.opcode} form")
+        unsupported(ins, f"{ins.opcode} form")
     _check_mods(ins, set(modes) | {"sync"})
     sync = "sync" in ins.mods
     ops = ins.operands
@@ -1989,7 +1998,7 @@ def _redux(ins, m):
     kind = next((x for x in ins.mods if x in _INT_OPS), None)
     _check_mods(ins, set(_INT_OPS) | {"sync"})
     if kind is None or t not in ("u32", "s32", "b32"):
-        _unsupported(ins, "redux form")
+        unsupported(ins, "redux form")
     d, a, mask_op = _operands(ins, 3)
     nwarps = int(m.warp_of[-1]) + 1
     ufunc = _INT_OPS[kind]
@@ -2009,7 +2018,7 @@ def _match(ins, m):
     kind = "any" if "any" in ins.mods else "all" if "all" in ins.mods else None
     _check_mods(ins, {"any", "all", "sync"})
     if kind is None:
-        _unsupported(ins, "match form")
+        unsupported(ins, "match form")
     d, a, mask_op = _operands(ins, 3)
     value_reg, pred_reg = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
 
@@ -2129,7 +2138,7 @@ def _atomic_fn(ins, kind, t, ftz):
     allowed, make = _ATOMIC[kind]
     cls = "packed" if t in ("f16x2", "bf16x2") else "float" if _is_float(t) else "int"
     if cls not in allowed and t not in allowed:
-        _unsupported(ins, f"atomic .{kind} on .{t}")
+        unsupported(ins, f"atomic .{kind} on .{t}")
     if cls != "packed":
         return t, make(t, ftz)
     elem = PACKED[t]
@@ -2144,12 +2153,12 @@ def _atom(ins, m):
         if x not in _ATOMIC_OPS | SCOPES | SEMANTICS | {"global", "shared", "noftz",
                                                               "L2::cache_hint"} \
                 and x not in TYPE_BYTES and x not in PACKED:
-            _unsupported(ins, f"modifier .{x}")
+            unsupported(ins, f"modifier .{x}")
     t = _type(ins, mods)
     space = _space(ins, mods)
     kind = next((x for x in mods if x in _ATOMIC_OPS), None)
     if kind is None:
-        _unsupported(ins, "atomic operation")
+        unsupported(ins, "atomic operation")
     ops = ins.operands
     if "L2::cache_hint" in mods:
         ops = ops[:-1]
@@ -2164,7 +2173,7 @@ def _atom(ins, m):
             raise KernelFault("red takes 2 operands")
         d, (a, b), c = None, ops[:2], None
     if t in ("f16", "bf16", "f16x2", "bf16x2") and kind == "add" and "noftz" not in mods:
-        _unsupported(ins, f"atom.add.{t} without .noftz")
+        unsupported(ins, f"atom.add.{t} without .noftz")
     # atom.add.f32 flushes subnormals on global memory (PTX ISA), not on shared memory
     ftz = t == "f32" and space != "shared"
     mem_t, fn = (t, None) if kind == "cas" else _atomic_fn(ins, kind, t, ftz)

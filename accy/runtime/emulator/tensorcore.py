@@ -47,10 +47,10 @@ MemoryFault ("read of shared memory before cp.async.wait_group"), the race a GPU
 """
 import numpy as np
 
-from accy.runtime.emulator.instructions import op
+from accy.runtime.emulator.instructions import op, unsupported
 from accy.runtime.emulator.machine import KernelFault, VIEW
 from accy.runtime.emulator.memory import MemoryFault, SharedMemory
-from accy.runtime.emulator.ptx import Imm, PtxError, Reg, Vector, TYPE_BYTES
+from accy.runtime.emulator.ptx import Imm, Reg, Vector, TYPE_BYTES
 
 _LANE = np.arange(32)
 _G, _T = _LANE >> 2, _LANE & 3
@@ -239,7 +239,7 @@ def _types(ins):
 def _check(ins, allowed):
     for x in ins.mods:
         if x not in allowed and x not in TYPE_BYTES:
-            raise KernelFault(f"unsupported modifier .{x} in `{ins.text}`")
+            unsupported(ins, f"modifier .{x}")
 
 
 # ---- mma.sync -----------------------------------------------------------------------------------
@@ -252,9 +252,9 @@ def _mma(ins, m):
     shape = next((x for x in ins.mods if x.startswith("m") and x in shapes), None)
     _check(ins, {"sync", "aligned", "row", "col", shape} | ({"satfinite"} if integer else set()))
     if shape is None or len(types) != 4 or "sync" not in ins.mods or "aligned" not in ins.mods:
-        raise PtxError(f"line {ins.line}: unsupported mma form `{ins.text}` (supported: "
-                       f"mma.sync.aligned.{{{','.join(MMA_SHAPES)}}}.row.col with f16, bf16 or "
-                       f"tf32 inputs, {{{','.join(INT_MMA_SHAPES)}}}.row.col with s8/u8 ones)")
+        unsupported(ins, f"mma form (supported: mma.sync.aligned.{{{','.join(MMA_SHAPES)}}}"
+                         f".row.col with f16, bf16 or tf32 inputs, "
+                         f"{{{','.join(INT_MMA_SHAPES)}}}.row.col with s8/u8 ones)")
     dtype, atype, btype, ctype = types
     layouts = [x for x in ins.mods if x in ("row", "col")]
     if layouts != ["row", "col"]:
@@ -264,8 +264,7 @@ def _mma(ins, m):
     if atype != btype or atype not in MMA_SHAPES[shape] or dtype not in ACCUMULATORS or \
             ctype not in ACCUMULATORS or (atype != "f16" and (dtype, ctype) != ("f32", "f32")) \
             or (atype == "f16" and dtype != ctype):
-        raise KernelFault(f"unsupported mma type combination .{dtype}.{atype}.{btype}.{ctype} "
-                          f"in `{ins.text}`")
+        unsupported(ins, f"mma type combination .{dtype}.{atype}.{btype}.{ctype}")
     fa, fb = MMA_SHAPES[shape][atype]
     fc, fd = ACCUMULATORS[ctype], ACCUMULATORS[dtype]
     d, a, b, c = (ins.operands + (None,) * 4)[:4]
@@ -290,9 +289,8 @@ def _mma_int(ins, m, shape, types):
     32 bits, or with .satfinite clamped to the s32 range."""
     dtype, atype, btype, ctype = types
     if btype not in INTEGER or (dtype, ctype) != ("s32", "s32"):
-        raise PtxError(f"line {ins.line}: unsupported mma type combination .{dtype}.{atype}."
-                       f"{btype}.{ctype} in `{ins.text}` (integer mma is .s32.{{s8,u8}}."
-                       f"{{s8,u8}}.s32)")
+        unsupported(ins, f"mma type combination .{dtype}.{atype}.{btype}.{ctype} (integer mma "
+                         f"is .s32.{{s8,u8}}.{{s8,u8}}.s32)")
     fa, fb, fc = INT_MMA_SHAPES[shape]
     if len(ins.operands) != 4:
         raise KernelFault(f"mma takes 4 operands (d, a, b, c), got {len(ins.operands)}")
@@ -328,7 +326,7 @@ def _space(ins):
         if x in ("global", "shared", "shared::cta"):
             return "shared" if x.startswith("shared") else x
         if x in ("local", "const", "param"):
-            raise KernelFault(f".{x} state space is not supported in `{ins.text}`")
+            unsupported(ins, f"state space .{x}")
     return "generic"
 
 
@@ -359,12 +357,12 @@ def _matrix_addresses(base, stride, layout, rows, cols, esize):
 def _wmma(ins, m):
     kind = ins.mods[0] if ins.mods else ""
     if "m16n16k16" not in ins.mods:
-        raise KernelFault(f"unsupported wmma shape in `{ins.text}` (only m16n16k16)")
+        unsupported(ins, "wmma shape (only m16n16k16)")
     if kind in ("load", "store"):
         return _wmma_memory(ins, m, kind)
     if kind == "mma":
         return _wmma_mma(ins, m)
-    raise KernelFault(f"unsupported wmma operation `{ins.text}`")
+    unsupported(ins, "wmma operation")
 
 
 def _wmma_memory(ins, m, kind):
@@ -375,10 +373,10 @@ def _wmma_memory(ins, m, kind):
     layout = next((x for x in ins.mods if x in ("row", "col")), None)
     if (kind == "load" and which not in ("a", "b", "c")) or (kind == "store" and which != "d") \
             or layout is None:
-        raise KernelFault(f"unsupported wmma form `{ins.text}`")
+        unsupported(ins, "wmma form")
     frag = WMMA.get(("c" if which == "d" else which, etype))
     if frag is None:
-        raise KernelFault(f"unsupported wmma fragment .{which}.{etype} in `{ins.text}`")
+        unsupported(ins, f"wmma fragment .{which}.{etype}")
     space = _space(ins)
     ops = ins.operands
     if len(ops) not in (2, 3):
@@ -417,11 +415,11 @@ def _wmma_mma(ins, m):
     elif len(types) == 4 and types[1] == types[2]:
         dtype, atype, _, ctype = types
     else:
-        raise KernelFault(f"unsupported wmma.mma types in `{ins.text}`")
+        unsupported(ins, "wmma.mma types")
     fa, fb = WMMA.get(("a", atype)), WMMA.get(("b", atype))
     fc, fd = WMMA.get(("c", ctype)), WMMA.get(("c", dtype))
     if None in (fa, fb, fc, fd) or (atype == "bf16" and (dtype, ctype) != ("f32", "f32")):
-        raise KernelFault(f"unsupported wmma.mma types in `{ins.text}`")
+        unsupported(ins, "wmma.mma types")
     if len(ins.operands) != 4:
         raise KernelFault("wmma.mma takes 4 operands (d, a, b, c)")
     d, a, b, c = ins.operands
@@ -429,7 +427,7 @@ def _wmma_mma(ins, m):
                   _regs(b, fb.nregs, "wmma B"), _regs(c, fc.nregs, "wmma C"))
     if integer:
         if (dtype, ctype) != ("s32", "s32"):
-            raise PtxError(f"line {ins.line}: unsupported wmma.mma types in `{ins.text}`")
+            unsupported(ins, "wmma.mma types")
         return _int_product(m, (d, a, b, c), (fa, fb, fc), (atype, atype),
                             "satfinite" in ins.mods, "wmma.mma")
 
@@ -447,7 +445,7 @@ def _wmma_mma(ins, m):
 def _matrix_count(ins):
     count = next((int(x[1:]) for x in ins.mods if x in ("x1", "x2", "x4")), None)
     if count is None or "m8n8" not in ins.mods or _types(ins) != ["b16"]:
-        raise KernelFault(f"unsupported form `{ins.text}` (m8n8 .x1/.x2/.x4 .b16 only)")
+        unsupported(ins, "form (m8n8 .x1/.x2/.x4 .b16 only)")
     _check(ins, {"sync", "aligned", "m8n8", "x1", "x2", "x4", "trans", "shared", "shared::cta"})
     return count
 
@@ -582,8 +580,8 @@ def _async_shared(m):
 def _cp(ins, m):
     if not ins.mods or ins.mods[0] != "async" or (len(ins.mods) > 1 and
                                                   ins.mods[1] in ("bulk", "mbarrier")):
-        raise KernelFault(f"unsupported instruction `{ins.text}` (cp.async.ca/.cg, "
-                          f"commit_group, wait_group and wait_all are supported)")
+        unsupported(ins, "cp form (cp.async.ca/.cg, commit_group, wait_group and wait_all are "
+                         "supported)")
     shared = _async_shared(m)
     rest = ins.mods[1:]
     if rest == ("commit_group",):
@@ -610,10 +608,10 @@ def _cp_async(ins, m, shared):
     hints = {"L2::64B", "L2::128B", "L2::256B", "L2::cache_hint"}
     for x in ins.mods[1:]:
         if x not in hints | {"ca", "cg", "shared", "shared::cta", "global"}:
-            raise KernelFault(f"unsupported modifier .{x} in `{ins.text}`")
+            unsupported(ins, f"modifier .{x}")
     if level is None or "global" not in ins.mods or not ({"shared", "shared::cta"} &
                                                          set(ins.mods)):
-        raise KernelFault(f"unsupported cp.async form `{ins.text}`")
+        unsupported(ins, "cp.async form")
     ops = list(ins.operands)
     if "L2::cache_hint" in ins.mods:
         ops = ops[:-1]                            # the cache policy: a hint
