@@ -393,3 +393,35 @@ def test_a_kernel_call_only_program_writes_no_empty_ptx(tmp_path, capsys):
     assert exe.ptx == "" and [k.ptx for k in exe.kernels] == [USER_PTX]
     x = np.random.default_rng(8).standard_normal(256).astype(np.float32)
     np.testing.assert_array_equal(exe.run(x, device="emulator")[0], 2 * x)
+
+
+def several_kinds(x, w, n):
+    """A row pipeline, a matrix product, a reduction and a host loop: many analyses."""
+    import accy.ops as ops
+    y = ops.softmax(x @ w) * 2
+    return ops.fori_loop(0, n, lambda i, c: c * 0.5 + y, y), y.sum(axis=1)
+
+
+@pytest.mark.parametrize("limit", [{"max_analysis_entries": n} for n in range(0, 9)] +
+                         [{"max_analysis_bytes": n} for n in (0, 64, 512, 2048, 8192, 32768)])
+def test_compile_under_a_small_analysis_capacity(limit):
+    """The analysis cache evicts (or cannot hold) the plans accy.compile reads after its
+    passes: it takes them again instead of failing, and the kernels compute the same."""
+    import numpy as np
+    import accy
+    import accy.ir as ir
+    from ptxas_check import assemble
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal((8, 24)).astype(np.float32),
+            rng.standard_normal((24, 16)).astype(np.float32), np.asarray(3, np.int32)]
+    module = accy.jit(several_kinds).lower(*args)
+    small = module.clone(ir.Context(capacity=ir.Capacity(**limit)))
+    try:
+        exe = accy.compile(small)
+    except accy.CapacityError as e:           # the one other outcome allowed
+        assert "max_analysis" in str(e)
+        return
+    assemble(exe.ptx)
+    want = accy.compile(module).run(*args, device="reference")
+    for got, expected in zip(exe.run(*args, device="emulator"), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

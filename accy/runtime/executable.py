@@ -491,18 +491,18 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     compiled as a copy in a Context of its own (same unregistered-op setting and Capacity), so
     the caller's module is never changed and each Executable owns its module."""
     # imported here: `import accy` stays cheap for programs that only trace
-    from accy._core.analysis import AnalysisCache
+    from accy._core.analysis import AnalysisCache, AnalysisScope
     from accy._core.attributes import DictAttr
     from accy._core.context import Context, Module
     from accy.frontend.jit import Jit, signature, trace
     from accy.lowering.iterate import plan_loop
-    from accy.lowering.kernelize import KERNELIZATION
+    from accy.lowering.kernelize import kernelization
     from accy.lowering.ptx import emit_module
     from accy.passes import PassManager
-    from accy.passes.bufferize import BUFFER_PLAN
-    from accy.passes.outline import OUTLINE_PLAN
-    from accy.passes.schedule import SCHEDULE_PLAN
-    from accy.passes.target import ATTRIBUTE, TARGET_PROFILE, read_target_profile
+    from accy.passes.bufferize import buffer_plan
+    from accy.passes.outline import outline_plan
+    from accy.passes.schedule import schedule_plan
+    from accy.passes.target import ATTRIBUTE, read_target_profile, target_profile
     timings = {}
     t0 = time.perf_counter()
     rebuild = None
@@ -533,25 +533,28 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     if len(funcs) != 1:
         raise AccyError(f"accy.compile takes a module with one function, got {len(funcs)}")
     func = funcs[0]
-    schedule = cache.get_cached_analysis(func, SCHEDULE_PLAN)
-    outlines = cache.get_cached_analysis(func, OUTLINE_PLAN)
-    buffers = cache.get_cached_analysis(func, BUFFER_PLAN)
-    kernelized = cache.get_cached_analysis(func, KERNELIZATION)
+    # The plans are taken under a lease of their own, never ended: they stay pinned (or, past
+    # a small Capacity, uncached but alive) as long as the Executable holds the cache. One the
+    # budget evicted after the passes is computed again, in dependency order.
+    held = AnalysisScope(cache, func, "accy.compile", cache.begin_lease())
+    schedule = schedule_plan(held, func)
+    outlines = outline_plan(held, func)
+    buffers = buffer_plan(held, func)
+    kernelized = kernelization(held, func)
     loops = {item.id: plan_loop(item, buffers) for item in schedule.items
              if item.kind == "iterate" and item.id in buffers.nested}
     t3 = time.perf_counter()
-    target_profile = cache.get_cached_analysis(module, TARGET_PROFILE) or read_target_profile(
-        module)
+    profile = target_profile(held, module)
     ours = [k.kernel for k in kernelized.kernels if k.kernel is not None]
-    ptx = emit_module(ours, arch=target_profile.arch, ptx_version=target_profile.ptx_version,
-                      math_tier=target_profile.math_tier) if ours else ""
+    ptx = emit_module(ours, arch=profile.arch, ptx_version=profile.ptx_version,
+                      math_tier=profile.math_tier) if ours else ""
     t4 = time.perf_counter()
     timings.update({"trace": (t1 - t0) * 1e3, "canonicalize": (t2 - t1) * 1e3,
                     "plan+kernelize": (t3 - t2) * 1e3, "ptx": (t4 - t3) * 1e3})
     assembled = None
-    if target_profile.artifact_format == "cubin" and ptx:
+    if profile.artifact_format == "cubin" and ptx:
         from accy.lowering.ptxas import assemble
-        assembled = assemble(ptx, target_profile.arch)    # one ptxas call for every kernel
+        assembled = assemble(ptx, profile.arch)    # one ptxas call for every kernel
         timings["ptxas"] = (time.perf_counter() - t4) * 1e3
     return Executable(module, func, schedule, outlines, buffers, kernelized, ptx, rebuild,
                       timings, cache, cubin=assembled.cubin if assembled else None,
