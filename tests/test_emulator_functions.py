@@ -124,6 +124,28 @@ def test_divergent_calls_then_barrier_and_shuffle(ptx, rng):
                                   expected.reshape(-1))
 
 
+def test_calls_through_function_pointers(ptx, rng):
+    """Each thread calls one of three functions through a pointer (an indirect call with a
+    .callprototype); one of them calls a fourth."""
+    n = 200
+    x = rng.standard_normal(n).astype(np.float32)
+    which = rng.integers(0, 3, n).astype(np.int32)
+    dev, fn = load(ptx, "functions", "pointer_calls")
+    out = dev.mem_alloc(4 * n)
+    fn(dev.to_device(x), dev.to_device(which), out, np.int32(n), block=(64, 1, 1),
+       grid=(4, 1, 1))
+    k = np.arange(n) & 7
+    x64 = x.astype(np.float64)
+    poly = np.zeros(n)
+    for j in range(4):                  # poly(): fma.rn.f32 steps, the f64 product exact
+        step = (poly * x64 + (j + 1)).astype(np.float32).astype(np.float64)
+        poly = np.where((k & 3) >= j, step, poly)
+    expected = np.select([which == 0, which == 1],
+                         [(x64 * x64 + k).astype(np.float32), (x64 * 0.5 - k).astype(np.float32)],
+                         poly.astype(np.float32))
+    np.testing.assert_array_equal(dev.from_device(out, n, np.float32), expected)
+
+
 # ---- hand-written forms (tests/emulator_kernels/calls.ptx, checked by ptxas in
 # test_emulator_ptx.py) and errors
 
@@ -150,6 +172,15 @@ def test_endless_recursion_is_a_fault_not_a_hang():
     with pytest.raises(KernelFault, match=r"kernel endless, line \d+ `call \(d1\), down, "
                                           r"\(d0\)`.*nested 4096 deep"):
         module.get_function("endless")(dev.mem_alloc(4), block=(2, 1, 1))
+
+
+def test_indirect_call_to_something_else_is_a_fault():
+    dev, module = _calls()
+    with pytest.raises(KernelFault, match=r"kernel bad_pointer, line \d+ `call \(q2\), %rd2, "
+                                          r"\(q0, q1\), proto`, block 0 thread 0: indirect call "
+                                          r"to 0x1234, which is none of the functions this call "
+                                          r"can reach \(clamp_add\)"):
+        module.get_function("bad_pointer")(np.uint64(0x1234), block=(1, 1, 1))
 
 
 EXTERN_CALL = """\

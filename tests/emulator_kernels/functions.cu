@@ -75,3 +75,17 @@ extern "C" __global__ void divergent_calls(const float *x, float *y) {
     float w = __shfl_xor_sync(0xffffffffu, v, 1);
     y[i] = w + s[(threadIdx.x + 1) % blockDim.x];
 }
+
+// calls through function pointers (nvcc writes an indirect call with a .callprototype): each
+// thread picks one of three functions, one of which calls another
+__device__ __noinline__ float f_square(float v, int k) { return v * v + (float)k; }
+__device__ __noinline__ float f_half(float v, int k) { return v * 0.5f - (float)k; }
+__device__ __noinline__ float f_poly(float v, int k) { return poly(v, k); }
+typedef float (*unary_fn)(float, int);
+
+extern "C" __global__ void pointer_calls(const float *x, const int *which, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unary_fn f = which[i] == 0 ? f_square : which[i] == 1 ? f_half : f_poly;
+    y[i] = f(x[i], i & 7);
+}

@@ -19,8 +19,14 @@ The call stack is per thread; while threads diverge, those inside a call run bef
 after it in the caller (the order of their call stacks, then PCs), which keeps barriers and
 warp-synchronous instructions after a divergent call meeting every thread.
 
-Not modelled: indirect calls through function pointers (a PtxError), `.extern .func` without
-a body (separate compilation: a PtxError), `.reg` parameters. The stack has no size limit of
+Function pointers: a function's name as a value (`mov.u64 %rd1, f`) is its address, 16 bytes
+apart from CODE_WINDOW on (no memory there). An indirect call (`call (r), %rd1, (a),
+prototype`) can reach every function whose address the kernel takes with the same parameter
+and result sizes; it runs as a check (a target outside that set is a fault naming the
+thread) followed, per candidate, by a compare and a guarded direct call.
+
+Not modelled: `.extern .func` without a body (separate compilation: a PtxError), `.reg`
+parameters, function addresses in variable initializers (a PtxError). The stack has no size limit of
 its own other than MAX_DEPTH calls deep and MAX_STACK bytes a thread; a GPU's (1 KiB a thread
 by default, cudaLimitStackSize) depends on ptxas's frame sizes, which PTX does not show.
 """
@@ -31,13 +37,16 @@ import numpy as np
 
 from accy.runtime.emulator.instructions import op, _check_mods
 from accy.runtime.emulator.machine import KernelFault
+from accy.runtime.emulator.memory import LaneFault
 from accy.runtime.emulator.ptx import Address, Imm, Instruction, Kernel, NotPred, PredPair, \
     PtxError, Reg, Selected, Symbol, Variable, Vector
 
 FRAME = "%__frame"              # the register holding the running function's frame base
+CALL_PREDICATE = "%__call"      # which threads an indirect call sends to one target
 STACK = "__accy_stack"          # the kernel's local variable the frames stack up from
 MAX_DEPTH = 4096                # calls deep (a runaway recursion faults rather than hangs)
 MAX_STACK = 1 << 20             # bytes of call frames a thread
+CODE_WINDOW = 0x30000000000     # a function's address (no memory there): 16 bytes apart
 
 
 @dataclass
@@ -62,8 +71,9 @@ class CallSite:
 
 @dataclass
 class Linkage:
-    sites: dict                 # instruction index of a call -> CallSite
+    sites: dict                 # instruction index of a direct call -> CallSite
     functions: dict             # instruction index of a function's ret -> its Callee
+    dispatch: dict              # instruction index of an indirect call -> {address: name}
 
 
 def link(module):
@@ -78,83 +88,133 @@ def link(module):
 class _Linker:
     def __init__(self, module, kernel):
         self.module, self.root = module, kernel
-        self.order = self.reachable()
+        self.addresses = {name: CODE_WINDOW + 16 * k for k, name in enumerate(module.functions)}
+        self.order, self.taken = self.reachable()
+        for unit in [kernel] + [module.functions[f] for f in self.order]:
+            list(self.calls(unit))          # a call to an undefined function is an error
         self.recursive = {f for f in self.order if f in self.reach(f)}
 
-    def callees(self, unit):
-        """(index, call instruction, called function) of each call in `unit`."""
+    def calls(self, unit):
+        """(index, call instruction, functions it may call) of each call in `unit`: the one
+        named, or for an indirect call every function whose address the kernel takes with
+        the call's parameter and result sizes."""
+        sizes = {v.name: v.size for v in unit.variables if v.space == "param"}
         for i, ins in enumerate(unit.instructions):
             if ins.opcode != "call":
                 continue
             _check_call(ins)
-            target = ins.operands[1]
+            results, target, arguments = ins.operands[:3]
             if isinstance(target, Reg):
-                raise PtxError(f"line {ins.line}: indirect calls (through a function pointer) "
-                               f"are not supported: `{ins.text}`")
+                shape = ([sizes.get(x.name) for x in arguments.items],
+                         [sizes.get(x.name) for x in results.items])
+                yield i, ins, [f for f in self.taken
+                               if ([p[2] for p in f.params], [p[2] for p in f.returns]) == shape]
+                continue
             if target.name not in self.module.functions:
                 how = ("is declared without a body (a separately compiled function: link the "
                        "modules first)" if target.name in self.module.declarations
                        else "is not defined in this module")
                 raise PtxError(f"line {ins.line}: the called function {target.name} {how}: "
                                f"`{ins.text}`")
-            yield i, ins, self.module.functions[target.name]
+            yield i, ins, [self.module.functions[target.name]]
+
+    def referenced(self, unit):
+        """The functions `unit` calls by name or takes the address of."""
+        for ins in unit.instructions:
+            for x in ins.operands:
+                if isinstance(x, Symbol) and x.name in self.module.functions:
+                    yield self.module.functions[x.name], ins.opcode != "call"
 
     def reachable(self):
-        order, todo = [], [self.root]
+        """(names of the functions the kernel may run, in order; those whose address it
+        takes)."""
+        order, taken, todo = [], [], [self.root]
         while todo:
-            for _, _, f in self.callees(todo.pop()):
+            for f, address in self.referenced(todo.pop()):
+                if address and f not in taken:
+                    taken.append(f)
                 if f.name not in order:
                     order.append(f.name)
                     todo.append(f)
-        return order
+        return order, taken
 
     def reach(self, name):
         seen, todo = set(), [self.module.functions[name]]
         while todo:
-            for _, _, f in self.callees(todo.pop()):
-                if f.name not in seen:
-                    seen.add(f.name)
-                    todo.append(f)
+            for _, _, targets in self.calls(todo.pop()):
+                for f in targets:
+                    if f.name not in seen:
+                        seen.add(f.name)
+                        todo.append(f)
         return seen
 
     def kernel(self):
         root = self.root
         temps = {v.name for v in root.variables if v.space == "param"}
-        instructions = [_rewrite(ins, lambda x: x, {}, temps, None) for ins in root.instructions]
-        instructions += _closing(root)
-        labels, registers = dict(root.labels), dict(root.registers, **{FRAME: "u64"})
+        registers = dict(root.registers, **{FRAME: "u64", CALL_PREDICATE: "pred"})
         variables = [dataclasses.replace(v, space="local") if v.space == "param" else v
                      for v in root.variables] + [Variable(STACK, "local", "b8", 0, 16)]
-        units = [(root, None, 0)]
         callees = {}
         for name in self.order:
             f = self.module.functions[name]
-            entry = len(instructions)
             offsets, size = _frame(f)
             renamed = {r: f"{r}@{name}" for r in f.registers}
             registers.update({renamed[r]: t for r, t in f.registers.items()})
-            labels.update({f"{name}::{lab}": entry + i for lab, i in f.labels.items()})
-            branch = {lab: f"{name}::{lab}" for lab in f.labels}
-            callees[name] = Callee(name, entry, size, offsets,
-                                   [(p[0], p[2]) for p in f.params],
+            callees[name] = Callee(name, 0, size, offsets, [(p[0], p[2]) for p in f.params],
                                    [(p[0], p[2]) for p in f.returns],
                                    tuple(renamed.values()) if name in self.recursive else ())
-            instructions += [_rewrite(ins, lambda r, m=renamed: m.get(r, r), branch, offsets,
-                                      FRAME) for ins in f.instructions]
-            instructions += _closing(f)
             variables += [v for v in f.variables if v.space == "shared"]
-            units.append((f, callees[name], entry))
-        sites, functions = {}, {}
-        for unit, callee, start in units:
-            length = len(unit.instructions) + len(_closing(unit))
-            for i, ins, target in self.callees(unit):
-                sites[start + i] = _site(ins, callees[target.name], callee, unit)
+        instructions, labels, sites, dispatch, functions = [], {}, {}, {}, {}
+        units = [(root, None, lambda r: r, "", temps, None)] + \
+            [(self.module.functions[n], callees[n],
+              lambda r, n=n: f"{r}@{n}" if r in self.module.functions[n].registers else r,
+              f"{n}::", callees[n].offsets, FRAME) for n in self.order]
+        for unit, callee, rename, prefix, frame, base in units:
+            start = len(instructions)
             if callee is not None:
-                for i in range(start, start + length):
-                    if instructions[i].opcode == "ret":
-                        functions[i] = callee
+                callee.entry = start
+            branch = {lab: prefix + lab for lab in unit.labels}
+            position, targets = [], {i: fs for i, _, fs in self.calls(unit)}
+            for i, ins in enumerate(unit.instructions):
+                position.append(len(instructions))
+                ins = _rewrite(ins, rename, branch, frame, base, self.addresses)
+                if i not in targets:
+                    instructions.append(ins)
+                    continue
+                for k, call in enumerate(_expand(ins, targets[i], self.addresses)):
+                    if call.opcode == "call" and isinstance(call.operands[1], Symbol):
+                        sites[len(instructions)] = _site(call, callees[call.operands[1].name],
+                                                         callee, unit)
+                    elif call.opcode == "call":
+                        dispatch[len(instructions)] = {self.addresses[f.name]: f.name
+                                                       for f in targets[i]}
+                    instructions.append(call)
+            position.append(len(instructions))
+            instructions += _closing(unit)
+            labels.update({prefix + lab: position[i] for lab, i in unit.labels.items()})
+            if callee is not None:
+                functions.update({i: callee for i in range(start, len(instructions))
+                                  if instructions[i].opcode == "ret"})
         return Kernel(root.name, root.params, registers, variables, instructions, labels,
-                      root.line, None, Linkage(sites, functions))
+                      root.line, None, Linkage(sites, functions, dispatch))
+
+
+def _expand(ins, targets, addresses):
+    """A direct call as it is; an indirect one as its check (the call itself: every thread's
+    target must be one of `targets`) and, per target, a compare and a guarded direct call."""
+    results, target, arguments = ins.operands[:3]
+    if isinstance(target, Symbol):
+        return [ins]
+    out = [ins]
+    for f in targets:
+        guard = () if ins.guard is None else \
+            (NotPred(ins.guard) if ins.negate else ins.guard,)
+        out.append(Instruction(ins.line, ins.text, "setp", ("eq",) + ("and",) * len(guard) +
+                               ("u64",), (Reg(CALL_PREDICATE), target,
+                                          Imm(addresses[f.name])) + guard))
+        out.append(Instruction(ins.line, ins.text, "call", ins.mods,
+                               (results, Symbol(f.name), arguments), Reg(CALL_PREDICATE)))
+    return out
 
 
 def _check_call(ins):
@@ -206,10 +266,11 @@ def _site(ins, callee, caller, unit):
                     tuple(x.name for x in results.items))
 
 
-def _rewrite(ins, rename, labels, frame, base):
-    """`ins` of a unit with registers renamed, branch labels renamed, and its frame variables
-    (`frame`: name -> offset, addressed from register `base`; or a set of names that become
-    .local variables of the kernel, when `base` is None) read from local memory."""
+def _rewrite(ins, rename, labels, frame, base, addresses):
+    """`ins` of a unit with registers renamed, branch labels renamed, functions' names as
+    values replaced by their `addresses`, and its frame variables (`frame`: name -> offset,
+    addressed from register `base`; or a set of names that become .local variables of the
+    kernel, when `base` is None) read from local memory."""
     def operand(x):
         if isinstance(x, Reg):
             return Reg(rename(x.name)) if x.name != "_" else x
@@ -227,9 +288,14 @@ def _rewrite(ins, rename, labels, frame, base):
             return Address(operand(x.base), x.offset) if isinstance(x.base, Reg) else x
         if isinstance(x, Symbol) and x.name in labels:
             return Symbol(labels[x.name])
+        if isinstance(x, Symbol) and x.name in addresses:
+            return Imm(addresses[x.name])
         return x
     if ins.opcode == "call":
-        return dataclasses.replace(ins, guard=operand(ins.guard) if ins.guard else None)
+        results, target, arguments = ins.operands[:3]
+        target = operand(target) if isinstance(target, Reg) else target
+        return dataclasses.replace(ins, operands=(results, target, arguments),
+                                   guard=operand(ins.guard) if ins.guard else None)
     mods, operands = ins.mods, tuple(operand(x) for x in ins.operands)
     on_frame = [x for x in ins.operands if isinstance(x, Address) and
                 isinstance(x.base, Symbol) and x.base.name in frame]
@@ -327,6 +393,8 @@ def _location(m, site_caller, name, frame_base):
 def _call(ins, m):
     _check_call(ins)
     pc = m.pc_of[id(ins)]
+    if pc in m.kernel.linkage.dispatch:
+        return _dispatch_check(ins, m, m.kernel.linkage.dispatch[pc])
     site = m.kernel.linkage.sites[pc]
     callee = site.callee
 
@@ -352,6 +420,23 @@ def _call(ins, m):
         stack.push(threads, level, pc, callee.saved)
         m.regs[FRAME][threads] = base.astype(np.uint64)
         return callee.entry
+    return run
+
+
+def _dispatch_check(ins, m, functions):
+    """An indirect call's first step: each thread's target must be a function the call can
+    reach (the compares and direct calls after it do the calling)."""
+    known = np.array(sorted(functions), np.uint64)
+    names = ", ".join(functions.values()) or \
+        "none: no function with these parameter sizes has its address taken"
+
+    def run(r):
+        target = m.read(ins.operands[1], "u64", r)
+        bad = np.flatnonzero(~np.isin(target, known))
+        if len(bad):
+            raise LaneFault(f"indirect call to {int(target[bad[0]]):#x}, which is none of the "
+                            f"functions this call can reach ({names})", bad)
+        return None
     return run
 
 

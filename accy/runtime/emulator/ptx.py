@@ -396,7 +396,10 @@ class _Parser:
         elem = TYPE_BYTES[dtype]
         data = None
         if init:
-            values = [parse_immediate(v.strip()) for v in init.strip("{} ").split(",")]
+            try:
+                values = [parse_immediate(v.strip()) for v in init.strip("{} ").split(",")]
+            except ValueError:
+                self.error(line, "only numbers are supported as initializers", stmt)
             fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}[elem]
             if dtype.startswith("f"):
                 fmt = {4: "f", 8: "d"}.get(elem, fmt)
