@@ -11,6 +11,7 @@ import pytest
 
 from accy.runtime.emulator import Emulator, KernelFault, PtxError
 from emulator_helpers import load
+from ptxas_check import assemble
 
 # CUDA C Programming Guide, "Mathematical Functions" (maximum ulp error, full range); numpy's
 # float64 libm result stands in for the exact value, so one more ulp is allowed for it.
@@ -208,3 +209,29 @@ def test_call_to_a_function_without_body_is_named():
     with pytest.raises(PtxError, match=r"line 12: the called function elsewhere is declared "
                                        r"without a body"):
         Emulator().module_from_buffer(EXTERN_CALL)
+
+
+POINTER_TABLE = """\
+.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) one(.param .b32 x)
+{
+    .reg .b32 %r1;
+    ld.param.b32 %r1, [x];
+    st.param.b32 [r], %r1;
+    ret;
+}
+.global .align 8 .u64 table[1] = {one};
+.visible .entry k(.param .u64 p)
+{
+    ret;
+}
+"""
+
+
+def test_function_address_in_an_initializer_is_named():
+    assemble(POINTER_TABLE)
+    with pytest.raises(PtxError, match=r"line 11: only numbers are supported as initializers"):
+        Emulator().module_from_buffer(POINTER_TABLE)
+

@@ -3,7 +3,8 @@
 Registers hold raw bits (uint8/16/32/64, bool for predicates), one array element per thread;
 an instruction reads them as its type. Each step runs the instruction at the lowest program
 counter among live threads, for the threads at that PC (the rule that keeps structured
-divergence and loops correct). While all live threads share one PC (the common case) the PC is
+divergence and loops correct; with device functions, the first call stack, then PC:
+calls.CallStack.next_group). While all live threads share one PC (the common case) the PC is
 a scalar and instructions run on whole arrays without index gathers.
 """
 import time
