@@ -53,7 +53,7 @@ CODE_WINDOW = 0x30000000000     # a function's address (no memory there): 16 byt
 class Callee:
     """A function as linked into one kernel."""
     name: str
-    entry: int                  # index of its first instruction
+    entry: int                  # index of its first instruction (set as it is laid out)
     frame_size: int
     offsets: dict               # frame variable -> offset in the frame
     params: list                # (name, size) in order
@@ -154,22 +154,19 @@ class _Linker:
         registers = dict(root.registers, **{FRAME: "u64", CALL_PREDICATE: "pred"})
         variables = [dataclasses.replace(v, space="local") if v.space == "param" else v
                      for v in root.variables] + [Variable(STACK, "local", "b8", 0, 16)]
-        callees = {}
+        callees, units = {}, [(root, None, {}, "", temps, None)]
         for name in self.order:
             f = self.module.functions[name]
             offsets, size = _frame(f)
             renamed = {r: f"{r}@{name}" for r in f.registers}
             registers.update({renamed[r]: t for r, t in f.registers.items()})
-            callees[name] = Callee(name, 0, size, offsets, [(p[0], p[2]) for p in f.params],
+            callees[name] = Callee(name, None, size, offsets, [(p[0], p[2]) for p in f.params],
                                    [(p[0], p[2]) for p in f.returns],
                                    tuple(renamed.values()) if name in self.recursive else ())
             variables += [v for v in f.variables if v.space == "shared"]
+            units.append((f, callees[name], renamed, f"{name}::", offsets, FRAME))
         instructions, labels, sites, dispatch, functions = [], {}, {}, {}, {}
-        units = [(root, None, lambda r: r, "", temps, None)] + \
-            [(self.module.functions[n], callees[n],
-              lambda r, n=n: f"{r}@{n}" if r in self.module.functions[n].registers else r,
-              f"{n}::", callees[n].offsets, FRAME) for n in self.order]
-        for unit, callee, rename, prefix, frame, base in units:
+        for unit, callee, renamed, prefix, frame, base in units:
             start = len(instructions)
             if callee is not None:
                 callee.entry = start
@@ -177,11 +174,12 @@ class _Linker:
             position, targets = [], {i: fs for i, _, fs in self.calls(unit)}
             for i, ins in enumerate(unit.instructions):
                 position.append(len(instructions))
-                ins = _rewrite(ins, rename, branch, frame, base, self.addresses)
+                ins = _rewrite(ins, lambda r: renamed.get(r, r), branch, frame, base,
+                               self.addresses)
                 if i not in targets:
                     instructions.append(ins)
                     continue
-                for k, call in enumerate(_expand(ins, targets[i], self.addresses)):
+                for call in _expand(ins, targets[i], self.addresses):
                     if call.opcode == "call" and isinstance(call.operands[1], Symbol):
                         sites[len(instructions)] = _site(call, callees[call.operands[1].name],
                                                          callee, unit)
