@@ -1012,7 +1012,8 @@ def _video_simd(ins, m):
     """The SIMD video instructions (PTX ISA "SIMD Video Instructions"): 2 half-word or 4 byte
     lanes chosen from the 8 bytes {b, a} by .asel / .bsel, sign- or zero-extended by type,
     combined exactly, .sat clamped to the lane range of .dtype, then either merged into c's
-    other lanes by the destination mask or (.add) summed onto c."""
+    other lanes by the destination mask or (.add) summed onto c. (vset's description takes
+    the other lanes from b, its semantics from c: c here, as for the others.)"""
     name, lanes = ins.opcode[:-1], int(ins.opcode[-1])
     width = 32 // lanes
     types = [x for x in ins.mods if x in ("u32", "s32")]
