@@ -631,7 +631,8 @@ def test_async_shared_passes_keywords_through(monkeypatch):
 INT_MMA = [("imma_m16n8k32_s8_s8", 16, 8, 32), ("imma_m16n8k32_u8_s8", 16, 8, 32),
            ("imma_m16n8k32_u8_u8_satfinite", 16, 8, 32), ("imma_m16n8k16_s8_u8", 16, 8, 16),
            ("imma_m16n8k16_s8_s8_satfinite", 16, 8, 16), ("imma_m8n8k16_u8_u8", 8, 8, 16),
-           ("imma_m8n8k16_s8_s8_satfinite", 8, 8, 16), ("wmma_s8", 16, 16, 16)]
+           ("imma_m8n8k16_s8_s8_satfinite", 8, 8, 16), ("wmma_s8", 16, 16, 16),
+           ("wmma_u8", 16, 16, 16)]
 
 
 @pytest.mark.parametrize("name, M, N, K", INT_MMA, ids=[x[0] for x in INT_MMA])
@@ -639,7 +640,7 @@ def test_integer_mma(ptx, rng, name, M, N, K):
     """D = A B + C exactly, wrapped to 32 bits, or clamped with .satfinite: the first rows of
     C sit at INT_MAX and INT_MIN so that the products pass them."""
     from emulator_helpers import load
-    atype, btype = ("s8", "s8") if name == "wmma_s8" else name.split("_")[2:4]
+    atype, btype = [name[-2:]] * 2 if name.startswith("wmma") else name.split("_")[2:4]
     A = rng.integers(0, 256, (M, K)).astype(np.uint8)
     Bt = rng.integers(0, 256, (N, K)).astype(np.uint8)
     C = rng.integers(-2**31, 2**31, (M, N)).astype(np.int32)

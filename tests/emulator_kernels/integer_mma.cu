@@ -59,17 +59,20 @@ K16(imma_m16n8k16_s8_s8_satfinite, ".satfinite.s32.s8.s8.s32")
 M8(imma_m8n8k16_u8_u8, ".s32.u8.u8.s32")
 M8(imma_m8n8k16_s8_s8_satfinite, ".satfinite.s32.s8.s8.s32")
 
-// nvcuda::wmma 16x16x16 on signed char with int accumulators: A row-major 16 x 16, B
-// column-major (Bt row-major), C and D row-major 16 x 16
-extern "C" __global__ void wmma_s8(const signed char *A, const signed char *Bt, const int *C,
-                                   int *D) {
-    using namespace nvcuda;
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> a;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> b;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, int> c;
-    wmma::load_matrix_sync(a, A, 16);
-    wmma::load_matrix_sync(b, Bt, 16);
-    wmma::load_matrix_sync(c, C, 16, wmma::mem_row_major);
-    wmma::mma_sync(c, a, b, c);
-    wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
+// nvcuda::wmma 16x16x16 on signed / unsigned char with int accumulators: A row-major 16 x 16,
+// B column-major (Bt row-major), C and D row-major 16 x 16
+#define WMMA8(NAME, T)                                                                       \
+extern "C" __global__ void NAME(const T *A, const T *Bt, const int *C, int *D) {             \
+    using namespace nvcuda;                                                                  \
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;                        \
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> b;                        \
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> c;                                    \
+    wmma::load_matrix_sync(a, A, 16);                                                        \
+    wmma::load_matrix_sync(b, Bt, 16);                                                       \
+    wmma::load_matrix_sync(c, C, 16, wmma::mem_row_major);                                   \
+    wmma::mma_sync(c, a, b, c);                                                              \
+    wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);                                  \
 }
+
+WMMA8(wmma_s8, signed char)
+WMMA8(wmma_u8, unsigned char)
