@@ -4,6 +4,8 @@ library's double functions (argument reduction and pow are separate functions, t
 with a local-memory stack array), precise float ones, __noinline__ functions with several
 arguments and a result, recursion, and calls taken by only some lanes. Results are compared
 with numpy in float64 within the CUDA math library's documented error bounds."""
+import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 from accy.runtime.emulator import Emulator, KernelFault, PtxError
 from emulator_helpers import load
-from ptxas_check import assemble
+from ptxas_check import PTXAS, assemble
 
 # CUDA C Programming Guide, "Mathematical Functions" (maximum ulp error, full range); numpy's
 # float64 libm result stands in for the exact value, so one more ulp is allowed for it.
@@ -204,8 +206,13 @@ EXTERN_CALL = """\
 """
 
 
-def test_call_to_a_function_without_body_is_named():
+def test_call_to_a_function_without_body_is_named(tmp_path):
     # valid PTX for separate compilation (ptxas -c); a loaded module cannot run it
+    path = tmp_path / "extern.ptx"
+    path.write_text(EXTERN_CALL)
+    done = subprocess.run([PTXAS, "-arch=sm_90", "-c", str(path), "-o", os.devnull],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
     with pytest.raises(PtxError, match=r"line 12: the called function elsewhere is declared "
                                        r"without a body"):
         Emulator().module_from_buffer(EXTERN_CALL)
