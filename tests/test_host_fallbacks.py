@@ -2,6 +2,9 @@
 pipeline, dense constants, loops inside loops. Each compiles to kernels only (no host
 fallback under the exact tier, and it compiles under the fast tier), its PTX assembles, and
 the emulator's results match the reference interpreter on fresh random inputs."""
+import gc
+import weakref
+
 import ml_dtypes  # noqa: F401  (bf16 arrays)
 import numpy as np
 import pytest
@@ -167,6 +170,71 @@ def test_a_constant_is_uploaded_once_per_device(rng):
         bound.launch()
         np.testing.assert_allclose(bound.results(), x * c + 1, rtol=1e-6)
 
+
+
+def _two_constants(rng):
+    """An executable with two dense constants, and an argument for it."""
+    c, d = _mixed("f32", (2, 4), rng), _mixed("f32", (2, 4), rng)
+    exe = accy.compile(lambda x: x * c + d, draw(rng, (2, 4)))
+    assert [b.kind for b in exe.buffers.buffers].count("constant") == 2
+    return exe, draw(rng, (2, 4)), (c, d)
+
+
+def test_a_run_on_a_new_emulator_frees_its_constants_and_keeps_no_device(rng, monkeypatch):
+    """device="emulator" opens a device for one run (or one Bound): its constants are freed
+    with the run's buffers, and the executable keeps none of these devices alive."""
+    import accy.runtime.executable as executable
+    opened, open_device = [], executable.open_device
+    monkeypatch.setattr(executable, "open_device",
+                        lambda name: opened.append(open_device(name)) or opened[-1])
+    exe, x, (c, d) = _two_constants(rng)
+    for _ in range(4):
+        np.testing.assert_allclose(exe.run(x, device="emulator"), x * c + d, rtol=1e-6)
+    with exe.bind(x, device="emulator") as bound:
+        bound.launch()
+    assert len(opened) == 5
+    assert [len(dev.memory.buffers) for dev in opened] == [0] * 5
+    gone = [weakref.ref(dev) for dev in opened]
+    del opened[:], bound
+    gc.collect()
+    assert [r() for r in gone] == [None] * 5
+
+
+def test_constants_on_a_device_live_until_the_executable_goes(rng):
+    """On a device the caller holds the constants are uploaded once and kept across runs;
+    collecting the executable frees them; a device dropped while the executable lives goes."""
+    from accy.runtime.emulator.driver import Emulator
+    exe, x, (c, d) = _two_constants(rng)
+    device = Emulator()
+    for _ in range(3):
+        np.testing.assert_allclose(exe.run(x, device=device), x * c + d, rtol=1e-6)
+        assert len(device.memory.buffers) == 2      # the two constants, nothing else
+    assert exe.constants(device) is exe.constants(device)
+    other = Emulator()
+    exe.run(x, device=other)
+    other_gone = weakref.ref(other)
+    del other
+    gc.collect()
+    assert other_gone() is None
+    del exe
+    gc.collect()
+    assert device.memory.buffers == {}
+
+
+def test_a_failed_constant_upload_frees_what_it_allocated(rng):
+    from accy.errors import AccyError
+    from accy.runtime.emulator.driver import Emulator
+
+    class SecondAllocationFails(Emulator):
+        def mem_alloc(self, nbytes):
+            if len(self.memory.buffers) == 1:
+                raise AccyError("out of device memory")
+            return super().mem_alloc(nbytes)
+    exe, x, _ = _two_constants(rng)
+    device = SecondAllocationFails()
+    with pytest.raises(AccyError, match="out of device memory"):
+        exe.run(x, device=device)
+    assert device.memory.buffers == {}
 
 # ---- loops inside loops: host loops run by the enclosing loop's body ----------------------------
 

@@ -19,6 +19,7 @@ architecture, else the PTX (which its driver compiles). On the emulator every ar
 byte starts as 0xFF (NaN in any float dtype), so a kernel that skips an element shows.
 """
 import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -55,8 +56,8 @@ class Executable:
     cache: object = None        # holds the analyses above alive (their cleanups run with it)
     cubin: bytes = None         # `ptx` assembled by ptxas, when the target asks for a cubin
     loops: dict = field(default_factory=dict)   # iterate item id -> its LoopProgram
-    _loaded: dict = field(default_factory=dict, repr=False)    # id(device) -> functions
-    _constants: dict = field(default_factory=dict, repr=False)  # id(device) -> addresses
+    _loaded: object = field(default_factory=lambda: _PerDevice(), repr=False)
+    _constants: object = field(default_factory=lambda: _PerDevice(_free_constants), repr=False)
     _assembled: object = field(default=None, repr=False)       # ptxas's Assembled, once run
 
     @property
@@ -135,7 +136,7 @@ class Executable:
             results = reference.run(self.module, *arrays,
                                     function=str(self.func.attributes["sym_name"]))
         else:
-            results = _Run(self, open_device(device)).run(arrays)
+            results = _run_on(self, device).run(arrays)
         return self.rebuild(list(results)) if self.rebuild else tuple(results)
 
     def bind(self, *arrays, device=None):
@@ -149,32 +150,56 @@ class Executable:
         device = device or best_device()
         if device not in ("cuda", "emulator"):
             raise ValueError(f"bind needs device 'cuda' or 'emulator', got {device!r}")
-        return Bound(_Run(self, open_device(device)), arrays)
+        return Bound(_run_on(self, device), arrays)
 
     def loaded(self, device):
         """{kernel name: function} on `device`, its modules loaded once per device: the cubin
         where the device runs the target's architecture (`device.runs_cubin(arch)`), else the
         PTX (which a GPU's driver compiles when it loads it)."""
-        key = id(device)
-        if key not in self._loaded or self._loaded[key][0] is not device:
-            functions = {}
-            runs_ptx = getattr(device, "runs_ptx", None)
-            if self.ptx and runs_ptx is not None and not runs_ptx(self.target.arch):
-                raise DeviceUnavailable(
-                    f"this executable was compiled for {self.target.arch}, which the GPU "
-                    f"({device.arch()}) cannot run: compile with target={device.arch()!r}")
-            if self.ptx:
-                runs_cubin = getattr(device, "runs_cubin", None)
-                use_cubin = self.cubin is not None and runs_cubin is not None and runs_cubin(
-                    self.target.arch)
-                module = device.module_from_buffer(self.cubin if use_cubin else self.ptx)
-                functions = {k.name: module.get_function(k.name) for k in self.kernels
-                             if k.ptx is None}
-            for k in self.kernels:
-                if k.ptx is not None:           # a kernel_call: the user's own module
-                    functions[k.name] = device.module_from_buffer(k.ptx).get_function(k.name)
-            self._loaded[key] = (device, functions)
-        return self._loaded[key][1]
+        return self._loaded.get(device, self._load)
+
+    def constants(self, device):
+        """{constant value: device address} of the constant buffers of the function's block
+        and its loops' blocks, uploaded on the first run on `device` and kept there (runs only
+        read them) until the executable is collected, when they are freed."""
+        return self._constants.get(device, self.upload_constants)
+
+    def _load(self, device):
+        functions = {}
+        runs_ptx = getattr(device, "runs_ptx", None)
+        if self.ptx and runs_ptx is not None and not runs_ptx(self.target.arch):
+            raise DeviceUnavailable(
+                f"this executable was compiled for {self.target.arch}, which the GPU "
+                f"({device.arch()}) cannot run: compile with target={device.arch()!r}")
+        if self.ptx:
+            runs_cubin = getattr(device, "runs_cubin", None)
+            use_cubin = self.cubin is not None and runs_cubin is not None and runs_cubin(
+                self.target.arch)
+            module = device.module_from_buffer(self.cubin if use_cubin else self.ptx)
+            functions = {k.name: module.get_function(k.name) for k in self.kernels
+                         if k.ptx is None}
+        for k in self.kernels:
+            if k.ptx is not None:           # a kernel_call: the user's own module
+                functions[k.name] = device.module_from_buffer(k.ptx).get_function(k.name)
+        return functions
+
+    def upload_constants(self, device):
+        """The constant buffers (see `constants`) in new allocations on `device`, which the
+        caller frees: {value: address}. An upload that fails frees what it allocated."""
+        addresses, plans = {}, [self.buffers]
+        try:
+            while plans:
+                plan = plans.pop()
+                plans += [sub for subs in plan.nested.values() for sub in subs]
+                for b in plan.buffers:
+                    if b.kind == "constant":
+                        addresses[b.value] = int(device.mem_alloc(b.nbytes))
+                        device.memcpy_htod(addresses[b.value], np.frombuffer(b.data, np.uint8))
+        except BaseException:
+            for p in addresses.values():
+                device.mem_free(p)
+            raise
+        return addresses
 
     def _check(self, arrays):
         expected = self.arguments
@@ -196,16 +221,57 @@ class Executable:
         return out
 
 
+_KEPT = "_accy_kept"      # the device attribute holding what executables keep there
+
+
+class _PerDevice:
+    """What an executable keeps for each device it runs on (its loaded modules, its uploaded
+    constants), made by `make(device)` on the first use there. The values are held by the
+    device, in a dictionary keyed weakly by this object (which the executable holds), so that
+    neither keeps the other alive: an executable may outlive many devices, and a value may
+    refer to its device (the emulator's modules do), which a dictionary of the executable's
+    keyed weakly by device would keep alive for ever. `free(device, value)`, if given,
+    releases a value when the executable is collected, if its device is still there."""
+
+    def __init__(self, free=None):
+        self.free = free
+
+    def get(self, device, make):
+        kept = vars(device).setdefault(_KEPT, weakref.WeakKeyDictionary())
+        if self not in kept:
+            value = kept[self] = make(device)
+            if self.free is not None:
+                done = []           # the finalizer, dropped if the device goes first
+                device_ref = weakref.ref(device, lambda _: done[0].detach())
+                done.append(weakref.finalize(self, _free_if_open, self.free, device_ref,
+                                             value))
+                done[0].atexit = False  # at exit the device (a GPU context) may be gone first
+        return kept[self]
+
+
+def _free_if_open(free, device_ref, value):
+    device = device_ref()
+    if device is not None:
+        free(device, value)
+
+
+def _free_constants(device, addresses):
+    for p in addresses.values():
+        device.mem_free(p)
+
+
 class _Run:
     """One run of an executable on a device."""
 
-    def __init__(self, exe, device):
+    def __init__(self, exe, device, keeps=True):
         self.exe, self.dev = exe, device
+        self.keeps = keeps              # the device outlives the run (see `_run_on`)
         self.addresses = {}             # buffer id -> device address
         self.functions = {}
         self.bound = {}                 # value -> address, for a loop block's arguments/yields
         self.frames = []                # (a loop block's BufferPlan, its arena's address)
-        self.constants = {}             # constant value -> address (`uploaded_constants`)
+        self.constants = {}             # constant value -> address (`Executable.constants`)
+        self.allocations = []
 
     def run_items(self, items, scope, loops=None):
         """Run one block's work items in order: kernels, loops (`loops`: the block's
@@ -287,8 +353,12 @@ class _Run:
         exe, dev = self.exe, self.dev
         plan = exe.buffers
         self.functions = exe.loaded(dev)
-        self.constants = self.uploaded_constants()
-        allocations = self.allocations = []
+        allocations = self.allocations
+        if self.keeps:
+            self.constants = exe.constants(dev)
+        else:
+            self.constants = exe.upload_constants(dev)
+            allocations += self.constants.values()
         self.scratch = None
         arena = None
         if any(b.offset is not None for b in plan.buffers):     # (empty ones too)
@@ -311,25 +381,6 @@ class _Run:
             if a in plan.buffer_of:
                 dev.memcpy_htod(self.address(a), np.ascontiguousarray(x))
 
-    def uploaded_constants(self):
-        """{value: address} of the constant buffers of the function's block and its loops'
-        blocks, uploaded on the first run on this device and kept there with the loaded
-        modules (runs only read them)."""
-        cache, dev = self.exe._constants, self.dev
-        key = id(dev)
-        if key not in cache or cache[key][0] is not dev:
-            addresses, plans = {}, [self.exe.buffers]
-            while plans:
-                plan = plans.pop()
-                plans += [sub for subs in plan.nested.values() for sub in subs]
-                for b in plan.buffers:
-                    if b.kind == "constant":
-                        p = dev.mem_alloc(b.nbytes)
-                        dev.memcpy_htod(p, np.frombuffer(b.data, np.uint8))
-                        addresses[b.value] = int(p)
-            cache[key] = (dev, addresses)
-        return cache[key][1]
-
     def results(self):
         """Make the copies the plan asks for, then copy the results out."""
         plan, dev = self.exe.buffers, self.dev
@@ -345,7 +396,7 @@ class _Run:
         return [self.read(v, buffer) for v, buffer in zip(plan.block.last_op.operands, outputs)]
 
     def free(self):
-        for p in getattr(self, "allocations", ()):
+        for p in self.allocations:
             self.dev.mem_free(p)
         self.allocations = []
 
@@ -406,6 +457,13 @@ class _Run:
             data = np.ascontiguousarray(np.asarray(x, numpy_dtype(v.type.dtype)))
             if data.nbytes:
                 self.dev.memcpy_htod(self.address(v), data)
+
+
+def _run_on(exe, name):
+    """A _Run on the device `name` opens: "cuda" is the one GPU context, which keeps the
+    executable's constants; "emulator" a new device for this run only, whose constants are
+    allocations of the run, freed with it."""
+    return _Run(exe, open_device(name), keeps=name == "cuda")
 
 
 class Bound:
