@@ -153,6 +153,20 @@ def test_dense_constants_inside_a_loop_body(rng):
     assert "constant" in {b.kind for b in exe.buffers.buffers}
 
 
+
+def test_a_weight_inside_a_loop_counts_in_the_estimate_and_stays_out_of_reprs(rng):
+    """The cache budget's estimate of the buffer plan counts the constant bytes of its loops'
+    plans; no repr prints a constant's bytes (an executable holding weights printed megabytes)."""
+    from accy.passes.bufferize import BUFFER_PLAN
+    w = draw(rng, (256, 256))
+    exe = accy.compile(lambda x, n: ops.fori_loop(0, n, lambda i, v: ops.tanh(v @ w), x),
+                       draw(rng, (4, 256)), np.asarray(2, np.int32))
+    (program,) = exe.loops.values()
+    (constant,) = [b for b in program.body.buffers.buffers if b.kind == "constant"]
+    assert constant.nbytes == w.nbytes
+    assert BUFFER_PLAN.work_contract.estimate(exe.buffers) > w.nbytes
+    assert len(repr(constant)) < 300 and len(repr(exe)) < w.nbytes
+
 def test_a_constant_is_uploaded_once_per_device(rng):
     from accy.runtime.emulator.driver import Emulator
     c = np.array([1.5, -2.25, 3.125, 7.0], np.float32)

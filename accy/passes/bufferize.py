@@ -65,7 +65,7 @@ class Buffer:
     alias_of: object = None
     copy_of: object = None
     donated: bool = False
-    data: bytes = None
+    data: bytes = field(default=None, repr=False)
 
     @property
     def size(self):
@@ -285,9 +285,15 @@ def _pack(buffers):
     return max(e for _, e, _, _ in placed), max(live)
 
 
+def estimated_bytes(plan):
+    """What `plan` holds, for the analysis cache's budget: its buffers, the bytes of its
+    constant buffers, and the same for the plans of its loops' blocks, at any depth."""
+    return 512 + sum(160 + len(b.data or b"") for b in plan.buffers) + sum(
+        estimated_bytes(sub) for subs in plan.nested.values() for sub in subs)
+
+
 BUFFER_PLAN = AnalysisDescriptor("BufferPlanAnalysis", WorkContract(
-    ("BufferPlanAnalysis", 1), estimate=lambda p: 512 + 160 * len(p.buffers) + sum(
-        len(b.data) for b in p.buffers if b.data is not None)))
+    ("BufferPlanAnalysis", 2), estimate=estimated_bytes))
 
 
 def buffer_plan(pass_context, func):

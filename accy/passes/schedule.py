@@ -1238,7 +1238,7 @@ def compute_schedule_plan(func, layout):
 
 
 SCHEDULE_PLAN = AnalysisDescriptor("SchedulePlanAnalysis", WorkContract(
-    ("SchedulePlanAnalysis", 1),
+    ("SchedulePlanAnalysis", 2),
     estimate=lambda p: 512 + 200 * len(p.item_of) + 400 * len(p.items)))
 
 
