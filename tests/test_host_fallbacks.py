@@ -282,3 +282,28 @@ def test_an_inner_loop_passing_outer_values_on(rng):
             return p, q + b
         return ops.fori_loop(0, n, outer, (x, x * 2.0))
     compiled(fn, [draw(rng, (3, 5)), np.asarray(2, np.int32)])
+
+
+def test_the_report_names_loops_and_fallbacks_at_any_depth(rng):
+    """A line per loop, naming the kernels of its own blocks, and the whole scope path of
+    each kernel and host fallback (an f64 exp inside the inner loop's body runs on the host)."""
+    def fn(x, n):
+        def outer(i, c):
+            return ops.fori_loop(0, n, lambda j, d: ops.exp(d) * 0.5 + ops.sum(d, -1,
+                                                                                keepdims=True),
+                                 c * 2.0)
+        return ops.fori_loop(0, n, outer, x)
+    x, n = draw(rng, (3, 4), "f64") * 0.1, np.asarray(2, np.int32)
+    exe = accy.compile(fn, x, n)
+    report = exe.report().splitlines()
+    loops = [line for line in report if line.startswith("  loop")]
+    assert [line.split(":")[0] for line in loops] == [
+        "  loop   item 1", "  loop   item 2 (in item 1's body)"], report
+    assert "$body$k2$" not in loops[0] and "main$k1$body$k2$body$k0$elementwise" in loops[1]
+    (fallback,) = exe.fallbacks
+    assert fallback.scope == (1, "body", 2, "body")
+    assert f"  host   item {fallback.work_item} (in item 1's body, item 2's body): " \
+           f"{fallback.kind}" in "\n".join(report)
+    assert "item 0 (in item 1's body, item 2's cond)," in "\n".join(report)
+    np.testing.assert_allclose(exe.run(x, n, device="emulator"),
+                               exe.run(x, n, device="reference"), rtol=1e-12, atol=1e-12)

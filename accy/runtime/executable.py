@@ -22,6 +22,7 @@ import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -64,6 +65,15 @@ class Executable:
     def kernels(self):
         return self.kernelization.kernels
 
+    @cached_property
+    def kernels_by_scope(self):
+        """{scope: {work item id: its kernel}}: the kernels of each block (None: the function's
+        block, else a loop block's scope), for the runs that launch them."""
+        by_scope = {}
+        for k in self.kernels:
+            by_scope.setdefault(k.scope, {})[k.work_item] = k
+        return by_scope
+
     @property
     def fallbacks(self):
         return self.kernelization.fallbacks
@@ -102,23 +112,30 @@ class Executable:
         for k in self.kernels:
             launch = k.launch
             lines.append(f"  kernel {k.name}: {k.kind} ({k.schedule} schedule), item "
-                         f"{k.work_item}, {launch.text()}"
+                         f"{k.work_item}{_where(k.scope)}, {launch.text()}"
                          + (f", workspace {k.workspace} bytes" if k.workspace else "")
                          + _resources_text(k, resources))
         if self.ptx and resources is None:
             lines.append(f"  (registers and spills: {unread})")
-        for item in s.items:
-            if item.kind == "iterate" and not any(f.work_item == item.id and f.scope is None
-                                                  for f in self.fallbacks):
-                inside = [k.name for k in self.kernels if k.scope and k.scope[0] == item.id]
-                lines.append(f"  loop   item {item.id}: a host loop launching "
-                             f"{', '.join(inside) or 'host work only'}")
+        lines += self._loop_lines(self.loops, ())
         for f in self.fallbacks:
-            where = f" (in item {f.scope[0]}'s {f.scope[1]})" if f.scope else ""
-            lines.append(f"  host   item {f.work_item}{where}: {f.kind} ({f.reason})")
+            lines.append(f"  host   item {f.work_item}{_where(f.scope)}: {f.kind} ({f.reason})")
         lines.append("compile time: " + ", ".join(f"{stage} {ms:.2f} ms"
                                                   for stage, ms in self.timings.items()))
         return "\n".join(lines)
+
+    def _loop_lines(self, loops, scope):
+        """A report line per loop of `loops` (a block's LoopPrograms; `scope` the block's),
+        naming the kernels of its own blocks, then the lines of the loops inside them."""
+        lines = []
+        for item_id, program in sorted(loops.items()):
+            inner = scope + (item_id,)
+            inside = [k.name for k in self.kernels if k.scope and k.scope[:-1] == inner]
+            lines.append(f"  loop   item {item_id}{_where(scope)}: a host loop launching "
+                         f"{', '.join(inside) or 'host work only'}")
+            for block in (program.cond, program.body):
+                lines += self._loop_lines(block.loops, inner + (block.label,))
+        return lines
 
     def run(self, *arrays, device=None):
         """The function's results for `arrays` on `device` (default: a GPU when there is one,
@@ -277,7 +294,7 @@ class _Run:
         """Run one block's work items in order: kernels, loops (`loops`: the block's
         LoopPrograms by item id; the function's by default), host fallbacks."""
         loops = self.exe.loops if loops is None else loops
-        kernels = {k.work_item: k for k in self.exe.kernels if k.scope == scope}
+        kernels = self.exe.kernels_by_scope.get(scope, {})
         for item in items:
             if item.id in kernels:
                 self.launch(kernels[item.id], item)
@@ -532,6 +549,15 @@ class Bound:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _where(scope):
+    """Where a loop's kernel, loop or host fallback sits: " (in item 1's body, item 4's
+    cond)" for scope (1, "body", 4, "cond"), outermost first; "" in the function's block."""
+    if not scope:
+        return ""
+    return " (in " + ", ".join(f"item {i}'s {label}" for i, label in zip(scope[0::2],
+                                                                         scope[1::2])) + ")"
 
 
 def _resources_text(kernel, resources):
