@@ -307,3 +307,16 @@ def test_the_report_names_loops_and_fallbacks_at_any_depth(rng):
     assert "item 0 (in item 1's body, item 2's cond)," in "\n".join(report)
     np.testing.assert_allclose(exe.run(x, n, device="emulator"),
                                exe.run(x, n, device="reference"), rtol=1e-12, atol=1e-12)
+
+
+def test_a_dense_constant_the_planner_missed_is_an_internal_error(rng, monkeypatch):
+    """The elementwise lowering takes a constant as an immediate only when it is a splat: a
+    dense one that reached it (here: a planner told every constant is a splat) is an error,
+    not its first element everywhere."""
+    import accy.lowering.elementwise  # noqa: F401  (its own dense_constant, unpatched)
+    import accy.passes.schedule as schedule
+    from accy.errors import AccyError
+    c = _mixed("f32", (2, 4), rng)
+    monkeypatch.setattr(schedule, "dense_constant", lambda op: False)
+    with pytest.raises(AccyError, match="internal error: a dense constant"):
+        accy.compile(lambda x: x + c, draw(rng, (2, 4)))

@@ -41,9 +41,10 @@ import math
 from functools import lru_cache
 
 from accy._core.types import numpy_dtype
-from accy.errors import UnsupportedError
+from accy.errors import AccyError, UnsupportedError
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, pointee, ptr_type, scalar
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, Launch
+from accy.passes.schedule import dense_constant
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.dialect import default_compare_type
 
@@ -505,6 +506,10 @@ class Lowering:
         name = op.name.removeprefix("tensor.")
         dtype = v.type.dtype
         if name == "constant":      # a splat (the planner reads dense ones from memory)
+            if dense_constant(op):
+                raise AccyError(f"internal error: a dense constant {v.type} reached the "
+                                f"elementwise lowering as an immediate (the schedule plan "
+                                f"reads dense constants from constant buffers)")
             array = op.attributes["value"].array.reshape(-1)
             return kb.constant(array[0].item() if array.size else 0, dtype)
         if name == "iota":
