@@ -3,6 +3,8 @@ allocations at 64-bit device addresses (256-byte aligned, with unmapped gaps bet
 shared memory is one byte array per block with a record of which bytes were written. An access
 outside every allocation, a misaligned access, or a read of unwritten shared memory raises
 MemoryFault with the address; the machine adds the kernel, instruction and thread."""
+import bisect
+
 import numpy as np
 
 from accy.errors import AccyError
@@ -36,6 +38,7 @@ class GlobalMemory:
         self.bases = []          # sorted
         self.buffers = {}        # base -> np.uint8 array
         self.next = GLOBAL_BASE
+        self._table = None       # (bases, sizes) as uint64 arrays, rebuilt after (de)allocation
 
     def alloc(self, nbytes):
         nbytes = int(nbytes)
@@ -45,6 +48,7 @@ class GlobalMemory:
         self.next = base + ((max(nbytes, 1) + 255) // 256) * 256 + GAP
         self.bases.append(base)
         self.buffers[base] = np.zeros(nbytes, np.uint8)
+        self._table = None
         return base
 
     def free(self, base):
@@ -52,6 +56,7 @@ class GlobalMemory:
             raise MemoryFault(f"free of {base:#x}, which is not an allocation")
         del self.buffers[base]
         self.bases.remove(base)
+        self._table = None
 
     def buffer(self, base):
         return self.buffers[base]
@@ -60,13 +65,15 @@ class GlobalMemory:
         """(allocation index per address, byte offset) for accesses of `width` bytes; raises
         MemoryFault naming the first bad access."""
         addresses = np.asarray(addresses, np.uint64)
-        bases = np.array(self.bases, np.uint64)
+        if self._table is None:
+            self._table = (np.array(self.bases, np.uint64),
+                           np.array([self.buffers[b].size for b in self.bases], np.uint64))
+        bases, sizes = self._table
         which = np.searchsorted(bases, addresses, side="right").astype(np.int64) - 1
         ok = which >= 0
         safe = np.where(ok, which, 0)
         offsets = addresses - bases[safe] if len(bases) else addresses
-        sizes = np.array([self.buffers[b].size for b in self.bases], np.uint64)[safe] \
-            if len(bases) else np.zeros(addresses.shape, np.uint64)
+        sizes = sizes[safe] if len(bases) else np.zeros(addresses.shape, np.uint64)
         ok &= offsets + np.uint64(width) <= sizes
         if not ok.all():
             bad = np.nonzero(~ok)[0]
@@ -78,8 +85,31 @@ class GlobalMemory:
                               bad, addresses[bad])
         return which, offsets.astype(np.int64)
 
+    def _within_one(self, addresses, width):
+        """(buffer, byte offsets) when every access lies, aligned, inside one allocation (the
+        common case, checked by its lowest and highest address); else None, and `locate`
+        sorts the accesses out (and names any bad one)."""
+        addresses = np.asarray(addresses, np.uint64)
+        if len(addresses) == 1:
+            low = high = int(addresses[0])
+        elif len(addresses):
+            low, high = int(addresses.min()), int(addresses.max())
+        else:
+            return None
+        i = bisect.bisect_right(self.bases, low) - 1
+        if i < 0:
+            return None
+        base = self.bases[i]
+        buf = self.buffers[base]
+        if high + width > base + buf.size or width > 1 and (addresses % np.uint64(width)).any():
+            return None
+        return buf, (addresses - np.uint64(base)).astype(np.int64)
+
     def load(self, addresses, dtype):
         dtype = np.dtype(dtype)
+        one = self._within_one(addresses, dtype.itemsize)
+        if one is not None:
+            return _gather(*one, dtype)
         which, offsets = self.locate(addresses, dtype.itemsize)
         out = np.empty(len(offsets), dtype)
         for a in np.unique(which):
@@ -90,6 +120,10 @@ class GlobalMemory:
 
     def store(self, addresses, values, dtype):
         dtype = np.dtype(dtype)
+        one = self._within_one(addresses, dtype.itemsize)
+        if one is not None:
+            _scatter(*one, np.asarray(values, dtype), dtype)
+            return
         which, offsets = self.locate(addresses, dtype.itemsize)
         values = np.asarray(values, dtype)
         for a in np.unique(which):
