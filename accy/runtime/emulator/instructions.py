@@ -463,9 +463,15 @@ def _elementwise(ins, m, t, fn, n_in):
     if t in PACKED:
         t = "b32"
 
-    def run(r):
-        m.write(d, fn(*(m.read(s, t, r) for s in srcs)), t, r)
-    return run
+    put = m.writer(d, t)
+    if n_in == 1:
+        (get,) = (m.reader(s, t) for s in srcs)
+        return lambda r: put(fn(get(r)), r)
+    if n_in == 2:
+        get_a, get_b = (m.reader(s, t) for s in srcs)
+        return lambda r: put(fn(get_a(r), get_b(r)), r)
+    gets = [m.reader(s, t) for s in srcs]
+    return lambda r: put(fn(*(get(r) for get in gets)), r)
 
 
 def _float_instruction(ins, m, kind, n_in, allowed=(), modes=FROUND, default="rn"):
@@ -527,9 +533,8 @@ def _mov(ins, m):
     if isinstance(d, Vector) or isinstance(s, Vector):
         return _mov_pack(ins, m, t, d, s)
 
-    def run(r):
-        m.write(d, m.read(s, t, r), t, r)
-    return run
+    get, put = m.reader(s, t), m.writer(d, t)
+    return lambda r: put(get(r), r)
 
 
 def _mov_pack(ins, m, t, d, s):
@@ -606,18 +611,28 @@ def _ld(ins, m):
         values = [np.frombuffer(raw[offset + i * w: offset + (i + 1) * w], VIEW[t])[0]
                   for i in range(len(targets))]
 
+        puts = [m.writer(tgt, t) for tgt in targets]
+
         def run_param(r):
-            for tgt, value in zip(targets, values):
-                m.write(tgt, np.full(m._count(r), value, VIEW[t]), t, r)
+            for put, value in zip(puts, values):
+                put(np.full(m._count(r), value, VIEW[t]), r)
         return run_param
+    address, puts = m.addresser(a), [m.writer(tgt, t) for tgt in targets]
+    if len(targets) == 1:
+        (put,) = puts
+
+        def run_one(r):
+            base = address(r)
+            m.count(ins, space, base, w, r)
+            put(m.load(space, base, t, r), r)
+        return run_one
 
     def run(r):
-        base = m.address(a, r)
-        if len(targets) > 1:
-            _aligned_vector(base, len(targets) * w)
+        base = address(r)
+        _aligned_vector(base, len(targets) * w)
         m.count(ins, space, base, len(targets) * w, r)
-        for i, tgt in enumerate(targets):
-            m.write(tgt, m.load(space, base + np.uint64(i * w), t, r), t, r)
+        for i, put in enumerate(puts):
+            put(m.load(space, base + np.uint64(i * w), t, r), r)
     return run
 
 
@@ -629,13 +644,22 @@ def _st(ins, m):
     if space in ("const", "param"):
         unsupported(ins, f".{space} stores")
 
+    address, gets = m.addresser(a), [m.reader(src, t) for src in sources]
+    if len(sources) == 1:
+        (get,) = gets
+
+        def run_one(r):
+            base = address(r)
+            m.count(ins, space, base, w, r)
+            m.store(space, base, get(r), t, r)
+        return run_one
+
     def run(r):
-        base = m.address(a, r)
-        if len(sources) > 1:
-            _aligned_vector(base, len(sources) * w)
+        base = address(r)
+        _aligned_vector(base, len(sources) * w)
         m.count(ins, space, base, len(sources) * w, r)
-        for i, src in enumerate(sources):
-            m.store(space, base + np.uint64(i * w), m.read(src, t, r), t, r)
+        for i, get in enumerate(gets):
+            m.store(space, base + np.uint64(i * w), get(r), t, r)
     return run
 
 
@@ -665,12 +689,13 @@ def _cvta(ins, m):
     window = SHARED_WINDOW if "shared" in mods else LOCAL_WINDOW if "local" in mods else 0
     if "param" in mods:
         unsupported(ins, "cvta of a .param address")
+    get, put = m.reader(s, t), m.writer(d, t)
 
     def run(r):
-        v = m.read(s, t, r).astype(np.uint64)
+        v = get(r).astype(np.uint64)
         if window:
             v = v - np.uint64(window) if to else v + np.uint64(window)
-        m.write(d, v.astype(VIEW[t]), t, r)
+        put(v.astype(VIEW[t]), r)
     return run
 
 
@@ -862,10 +887,11 @@ def _mul(ins, m):
     mode = next((x for x in ins.mods if x in ("lo", "hi", "wide")), "lo")
     fn, rt = _int_mul(t, mode)
     d, a, b = _operands(ins, 3)
+    get_a, get_b, put = m.reader(a, t), m.reader(b, t), m.writer(d, rt)
 
     def run(r):
         with np.errstate(over="ignore"):
-            m.write(d, fn(m.read(a, t, r), m.read(b, t, r)), rt, r)
+            put(fn(get_a(r), get_b(r)), r)
     return run
 
 
@@ -907,16 +933,17 @@ def _mad(ins, m):
         unsupported(ins, ".sat (defined only for mad.hi.sat.s32)")
     if "cc" in ins.mods:
         return _madc(ins, m, t, mul, rt, False)
+    get_a, get_b, get_c, put = m.reader(a, t), m.reader(b, t), m.reader(c, rt), m.writer(d, rt)
 
     def run(r):
         with np.errstate(over="ignore"):
-            p = mul(m.read(a, t, r), m.read(b, t, r))
+            p = mul(get_a(r), get_b(r))
             if sat:
-                v = np.clip(p.astype(np.int64) + m.read(c, rt, r).astype(np.int64),
+                v = np.clip(p.astype(np.int64) + get_c(r).astype(np.int64),
                             -2**31, 2**31 - 1).astype(np.int32)
             else:
-                v = p + m.read(c, rt, r)
-            m.write(d, v, rt, r)
+                v = p + get_c(r)
+            put(v, r)
     return run
 
 
@@ -1243,10 +1270,11 @@ def _shift(ins, m):
     d, a, b = _operands(ins, 3)
     bits = 8 * TYPE_BYTES[t]
     left = ins.opcode == "shl"
+    get_a, get_b, put = m.reader(a, t), m.reader(b, "u32"), m.writer(d, t)
 
     def run(r):
-        x = m.read(a, t, r)
-        n = m.read(b, "u32", r)
+        x = get_a(r)
+        n = get_b(r)
         big = n >= bits
         n = np.minimum(n, bits - 1).astype(x.dtype)
         if left:
@@ -1255,7 +1283,7 @@ def _shift(ins, m):
             out = np.where(big, np.where(x < 0, -1, 0), x >> n)
         else:
             out = np.where(big, 0, x >> n)
-        m.write(d, out.astype(x.dtype), t, r)
+        put(out.astype(x.dtype), r)
     return run
 
 
@@ -1558,28 +1586,31 @@ def _setp(ins, m):
     c = ops[3] if combine else None
     packed = t in PACKED
     read_t = "b32" if packed else elem
+    get_a, get_b = m.reader(a, read_t), m.reader(b, read_t)
+    get_c = m.reader(c, "pred") if combine else None
+    first, second = (d.value, d.pred) if isinstance(d, PredPair) else (d, None)
+    put_first = m.writer(first, "pred")
+    put_second = m.writer(second, "pred") if second is not None else None
+    if not packed and not combine and second is None:
+        return lambda r: put_first(cmp(get_a(r), get_b(r)), r)
 
     def run(r):
-        x, y = m.read(a, read_t, r), m.read(b, read_t, r)
+        x, y = get_a(r), get_b(r)
         if packed:
             v = cmp(_unpack(x, elem), _unpack(y, elem))
             value, other = v[0::2], v[1::2]            # p: the low halves, q: the high halves
         else:
             value = cmp(x, y)
             other = ~value
-        if isinstance(d, PredPair):
-            first, second = d.value, d.pred
-        else:
-            if packed:
-                raise KernelFault("setp on a packed type needs two predicates p|q")
-            first, second = d, None
+        if packed and second is None:
+            raise KernelFault("setp on a packed type needs two predicates p|q")
         if combine:
-            cv = m.read(c, "pred", r)
+            cv = get_c(r)
             value = _COMBINE[combine](value, cv)
             other = _COMBINE[combine](other, cv)
-        m.write(first, value, "pred", r)
+        put_first(value, r)
         if second is not None:
-            m.write(second, other, "pred", r)
+            put_second(other, r)
     return run
 
 
@@ -1621,9 +1652,9 @@ def _selp(ins, m):
     t = _type(ins)
     d, a, b, c = _operands(ins, 4)
 
-    def run(r):
-        m.write(d, np.where(m.read(c, "pred", r), m.read(a, t, r), m.read(b, t, r)), t, r)
-    return run
+    get_a, get_b, get_c, put = m.reader(a, t), m.reader(b, t), m.reader(c, "pred"), \
+        m.writer(d, t)
+    return lambda r: put(np.where(get_c(r), get_a(r), get_b(r)), r)
 
 
 @op("slct")
@@ -1808,10 +1839,8 @@ def _cvt(ins, m):
     if dt in PACKED or st in PACKED:
         unsupported(ins, f"cvt .{dt}.{st}")
     d, a = _operands(ins, 2)
-
-    def run(r):
-        m.write(d, convert(m.read(a, st, r), st, dt, mode, sat, ftz, relu, satfinite), dt, r)
-    return run
+    get, put = m.reader(a, st), m.writer(d, dt)
+    return lambda r: put(convert(get(r), st, dt, mode, sat, ftz, relu, satfinite), r)
 
 
 # ---- control ------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ divergence and loops correct; with device functions, the first call stack, then 
 calls.CallStack.next_group). While all live threads share one PC (the common case) the PC is
 a scalar and instructions run on whole arrays without index gathers.
 """
+import functools
 import time
 
 import numpy as np
@@ -52,22 +53,22 @@ class Machine:
         local, blk = t % self.block_size, t // self.block_size
         self.block_of = blk
         self.local = local
-        self.special = {
-            "tid.x": local % bx, "tid.y": (local // bx) % by, "tid.z": local // (bx * by),
-            "ctaid.x": blk % gx, "ctaid.y": (blk // gx) % gy, "ctaid.z": blk // (gx * gy),
-            "laneid": local % 32, "warpid": local // 32,
-        }
+        # per-thread special registers, each computed when an instruction first reads it
+        # (a launch of a million threads would spend most of its time on unused ones)
+        self.special = _Specials({
+            "tid.x": lambda: local % bx, "tid.y": lambda: (local // bx) % by,
+            "tid.z": lambda: local // (bx * by), "ctaid.x": lambda: blk % gx,
+            "ctaid.y": lambda: (blk // gx) % gy, "ctaid.z": lambda: blk // (gx * gy),
+            "laneid": lambda: local % 32, "warpid": lambda: local // 32,
+            # %lanemask_eq/lt/le/gt/ge: bits by lane position
+            "lanemask_eq": lambda: np.int64(1) << self.special["laneid"],
+            "lanemask_lt": lambda: (np.int64(1) << self.special["laneid"]) - 1,
+            "lanemask_le": lambda: (np.int64(2) << self.special["laneid"]) - 1,
+            "lanemask_gt": lambda: 0xFFFFFFFF ^ ((np.int64(2) << self.special["laneid"]) - 1),
+            "lanemask_ge": lambda: 0xFFFFFFFF ^ ((np.int64(1) << self.special["laneid"]) - 1)})
         self.consts = {"ntid.x": bx, "ntid.y": by, "ntid.z": bz, "nctaid.x": gx,
                        "nctaid.y": gy, "nctaid.z": gz, "nwarpid": (self.block_size + 31) // 32,
                        "dynamic_smem_size": shared_bytes, "smid": 0, "nsmid": 1, "gridid": 0}
-        lane = local % 32                    # %lanemask_eq/lt/le/gt/ge: bits by lane position
-        self.special.update({
-            "lanemask_eq": np.int64(1) << lane, "lanemask_lt": (np.int64(1) << lane) - 1,
-            "lanemask_le": (np.int64(2) << lane) - 1,
-            "lanemask_gt": (0xFFFFFFFF ^ ((np.int64(2) << lane) - 1)),
-            "lanemask_ge": (0xFFFFFFFF ^ ((np.int64(1) << lane) - 1))})
-        self.warp_of = blk * ((self.block_size + 31) // 32) + local // 32
-        self.warp_in_block = (local // 32).astype(np.int8)     # for the shared race check
         self.regs = {name: np.zeros(n, np.bool_ if dt == "pred" else STORAGE[TYPE_BYTES[dt]])
                      for name, dt in kernel.registers.items()}
         self.reg_types = kernel.registers
@@ -89,6 +90,17 @@ class Machine:
         self.thread_instructions = 0
         self.counters = None            # a counters.MemoryCounters while counting
         self.call_stack = None          # a calls.CallStack once a device function is called
+        self._readers, self._writers = {}, {}     # (id(operand), dtype) -> (operand, fn)
+
+    @functools.cached_property
+    def warp_of(self):
+        """Each thread's warp, numbered across the launch."""
+        return self.block_of * ((self.block_size + 31) // 32) + self.local // 32
+
+    @functools.cached_property
+    def warp_in_block(self):
+        """Each thread's warp within its block (for the shared race check)."""
+        return (self.local // 32).astype(np.int8)
 
     # ---- setup ---------------------------------------------------------------------------
     def _param_block(self, values):
@@ -129,43 +141,111 @@ class Machine:
                         if v.space == "shared"), dynamic)
 
     # ---- operands --------------------------------------------------------------------------
+    # An instruction resolves its operands once, when it is compiled: reader/writer/addresser
+    # give functions of the threads `idx` with the operand's kind, register array and type
+    # conversion already looked up (a step then costs only its numpy work). read/write/address
+    # are the same, resolved on each call (cached per operand).
     def read(self, operand, dtype, idx):
         """Operand as an array of `dtype` (a PTX type name) for threads `idx`."""
-        view = VIEW[dtype]
-        if isinstance(operand, Reg):
-            raw = self.regs[operand.name][idx]
-            return _as_type(raw, self.reg_types[operand.name], dtype)
-        if isinstance(operand, Imm):
-            if dtype == "pred":
-                return np.full(self._count(idx), bool(operand.value))
-            value = operand.value
-            if operand.is_float and not dtype.startswith(("f", "bf", "tf")):
-                bits = np.array(value, np.float32 if TYPE_BYTES[dtype] == 4 else np.float64)
-                return np.full(self._count(idx), bits.view(STORAGE[bits.itemsize])).astype(
-                    view, copy=False)
-            if not operand.is_float:
-                value = np.array(value & ((1 << 8 * np.dtype(view).itemsize) - 1)
-                                 if np.dtype(view).kind in "ui" else value)
-                if np.dtype(view).kind == "i":
-                    value = value.astype(STORAGE[np.dtype(view).itemsize]).view(view)
-                elif np.dtype(view).kind == "u":
-                    value = value.astype(view)
-            return np.full(self._count(idx), value, dtype=view)
-        if isinstance(operand, NotPred):
-            return ~self.regs[operand.pred.name][idx].astype(bool)
-        if isinstance(operand, Special):
-            return self._special(operand.name, idx).astype(view)
-        if isinstance(operand, Symbol):              # a variable's address
-            return np.full(self._count(idx), self.symbol_address(operand.name), dtype=view)
-        raise KernelFault(f"cannot read operand {operand}")
+        return self.reader(operand, dtype)(idx)
 
     def write(self, operand, value, dtype, idx):
+        self.writer(operand, dtype)(value, idx)
+
+    def address(self, operand, idx):
+        """The uint64 addresses of an Address operand for threads `idx`."""
+        return self.addresser(operand)(idx)
+
+    def reader(self, operand, dtype):
+        """fn(idx) -> the operand as an array of `dtype` for threads `idx`."""
+        return self._resolved(self._readers, operand, dtype, self._make_reader)
+
+    def writer(self, operand, dtype):
+        """fn(value, idx): store `value` (of PTX type `dtype`) into the operand for `idx`."""
+        return self._resolved(self._writers, operand, dtype, self._make_writer)
+
+    def addresser(self, operand):
+        """fn(idx) -> the uint64 addresses of an Address operand for threads `idx`."""
+        return self._resolved(self._readers, operand, "address", self._make_addresser)
+
+    @staticmethod
+    def _resolved(cache, operand, dtype, make):
+        key = (id(operand), dtype)      # the operand is kept, so its id stays its own
+        hit = cache.get(key)
+        if hit is None or hit[0] is not operand:
+            hit = cache[key] = (operand, make(operand, dtype))
+        return hit[1]
+
+    def _make_reader(self, operand, dtype):
+        if dtype not in VIEW:
+            return _fails(f"cannot read {operand} as .{dtype}")
+        view = VIEW[dtype]
+        count = self._count
+        if isinstance(operand, Reg) and operand.name in self.regs:
+            reg, convert = self.regs[operand.name], _reader_of(self.reg_types[operand.name], dtype)
+            if convert is None:
+                return reg.__getitem__
+            return lambda idx: convert(reg[idx])
+        if isinstance(operand, NotPred) and operand.pred.name in self.regs:
+            reg = self.regs[operand.pred.name]
+            return lambda idx: ~reg[idx].astype(bool)
+        if isinstance(operand, Imm) or isinstance(operand, Special) and \
+                operand.name in self.consts:
+            one = self._constant(operand, dtype)            # the value for one thread
+            return lambda idx: one.repeat(count(idx))
+        if isinstance(operand, Special) and operand.name in self.special:
+            values = self.special[operand.name].astype(view)
+            return lambda idx: values.copy() if isinstance(idx, slice) else values[idx]
+        if isinstance(operand, Special):             # the clocks; unsupported ones fault here
+            return lambda idx: self._special(operand.name, idx).astype(view)
+        if isinstance(operand, Symbol):              # a variable's address
+            return lambda idx: np.full(count(idx), self.symbol_address(operand.name),
+                                       dtype=view)
+        return _fails(f"cannot read operand {operand}")
+
+    def _constant(self, operand, dtype):
+        """An immediate or a constant special register as a one-element array of `dtype`."""
+        view = VIEW[dtype]
+        if isinstance(operand, Special):
+            return np.full(1, self.consts[operand.name], np.int64).astype(view)
+        if dtype == "pred":
+            return np.full(1, bool(operand.value))
+        value = operand.value
+        if operand.is_float and not dtype.startswith(("f", "bf", "tf")):
+            bits = np.array(value, np.float32 if TYPE_BYTES[dtype] == 4 else np.float64)
+            return np.full(1, bits.view(STORAGE[bits.itemsize])).astype(view, copy=False)
+        if not operand.is_float:
+            value = np.array(value & ((1 << 8 * np.dtype(view).itemsize) - 1)
+                             if np.dtype(view).kind in "ui" else value)
+            if np.dtype(view).kind == "i":
+                value = value.astype(STORAGE[np.dtype(view).itemsize]).view(view)
+            elif np.dtype(view).kind == "u":
+                value = value.astype(view)
+        return np.full(1, value, dtype=view)
+
+    def _make_writer(self, operand, dtype):
         if isinstance(operand, Reg) and operand.name == "_":
-            return
+            return lambda value, idx: None
         if not isinstance(operand, Reg):
-            raise KernelFault(f"cannot write to {operand}")
-        reg = self.regs[operand.name]
-        reg[idx] = _to_storage(np.asarray(value), dtype, self.reg_types[operand.name])
+            return _fails(f"cannot write to {operand}")
+        if dtype not in VIEW:
+            return _fails(f"cannot write {operand} as .{dtype}")
+        reg, convert = self.regs[operand.name], _storer_of(dtype, self.reg_types[operand.name])
+
+        def put(value, idx):
+            reg[idx] = convert(np.asarray(value))
+        return put
+
+    def _make_addresser(self, operand, _):
+        base = operand.base
+        if isinstance(base, Reg):       # the register's bits, zero-extended, plus the offset
+            reg, offset = self.regs[base.name], np.uint64(operand.offset % (1 << 64))
+            return lambda idx: reg[idx].astype(np.uint64) + offset
+        count = self._count
+        if isinstance(base, Symbol):
+            return lambda idx: np.full(count(idx), self.symbol_address(base.name) +
+                                       operand.offset, np.uint64)
+        return lambda idx: np.full(count(idx), operand.offset, np.uint64)
 
     def _special(self, name, idx):
         if name in self.special:
@@ -181,18 +261,6 @@ class Machine:
         return self.T if isinstance(idx, slice) else len(idx)
 
     # ---- addresses -----------------------------------------------------------------------------
-    def address(self, operand, idx):
-        """(space hint, int64/uint64 addresses) of an Address operand."""
-        base = operand.base
-        if isinstance(base, Reg):
-            width = TYPE_BYTES[self.reg_types[base.name]]
-            raw = self.regs[base.name][idx].astype(np.uint64 if width == 8 else np.uint32)
-            return raw.astype(np.uint64) + np.uint64(operand.offset % (1 << 64))
-        if isinstance(base, Symbol):
-            return np.full(self._count(idx), self.symbol_address(base.name) + operand.offset,
-                           np.uint64)
-        return np.full(self._count(idx), operand.offset, np.uint64)
-
     def symbol_address(self, name):
         """A variable's address in its own space: a shared or local offset, or a device
         address for module .global/.const variables."""
@@ -409,8 +477,9 @@ class Machine:
         deadline = time.monotonic() + time_limit
         instructions = self.kernel.instructions
         compiled = [self.handlers.compile(ins, self) for ins in instructions]
+        unguarded = [ins.guard is None for ins in instructions]
         n = len(instructions)
-        live = slice(None)                  # the live threads while converged
+        live, live_count = slice(None), self.T      # the live threads while converged
         while True:
             self.steps += 1
             if self.steps > MAX_STEPS or (self.steps & 1023 == 0 and time.monotonic() > deadline):
@@ -419,8 +488,25 @@ class Machine:
                 raise KernelFault(f"kernel {self.kernel.name} ran {self.steps} steps "
                                   f"({time_limit:.0f} s at most): an endless loop? Now at line "
                                   f"{where.line} `{where.text}`")
-            if self.pc is not None:
-                pc, at = self.pc, live
+            pc = self.pc
+            if pc is not None and pc < n and unguarded[pc]:
+                # converged and unguarded (most steps): run it for all live threads here,
+                # without the general step's guard and PC bookkeeping
+                self.thread_instructions += live_count
+                try:
+                    target = compiled[pc](live)
+                except (LaneFault, KernelFault) as e:
+                    raise self._fault(e, instructions[pc], live) from None
+                if target is None:
+                    self.pc = pc + 1
+                    continue
+                if target != "exit":
+                    self.pc = target
+                    continue
+                self.done[live] = True      # the live threads are all that had not finished
+                return
+            if pc is not None:
+                at = live
             else:
                 waiting = np.where(self.done, n + 1, self.pcs)     # finished threads last
                 if self.call_stack is None:
@@ -433,6 +519,7 @@ class Machine:
                 if len(at) == self.T - int(self.done.sum()):    # everyone is back together
                     self.pc, self.pcs = pc, None
                     live = slice(None) if len(at) == self.T else at
+                    live_count = len(at)
                     continue
             if pc >= n:                                  # ran off the end: as `ret`
                 self.done[at] = True
@@ -445,6 +532,7 @@ class Machine:
                 if not alive.any():
                     return
                 live = np.nonzero(alive)[0]
+                live_count = len(live)
 
     def _step(self, fn, ins, pc, at):
         """Run `ins` for threads `at` (all at `pc`) and move their PCs on; True when some
@@ -459,20 +547,24 @@ class Machine:
                 run = np.nonzero(pred)[0] if isinstance(at, slice) else at[pred]
         try:
             target = fn(run)
-        except LaneFault as e:
-            if e.thread is not None:
-                thread = e.thread
-            else:
-                lane = e.lanes[0] if e.lanes is not None and len(e.lanes) else 0
-                thread = int(self.threads(run)[lane])
-            raise KernelFault(self.where(ins, thread, str(e))) from None
-        except KernelFault as e:
-            if str(e).startswith("kernel "):
-                raise
-            threads = self.threads(run)
-            raise KernelFault(self.where(ins, int(threads[0]) if len(threads) else 0,
-                                         str(e))) from None
+        except (LaneFault, KernelFault) as e:
+            raise self._fault(e, ins, run) from None
         return self._advance(pc, at, run, target)
+
+    def _fault(self, error, ins, run):
+        """The KernelFault to raise for `error` raised by `ins` running for threads `run`:
+        naming the kernel, the line, the instruction and the thread to blame."""
+        if isinstance(error, LaneFault):
+            if error.thread is not None:
+                thread = error.thread
+            else:
+                lane = error.lanes[0] if error.lanes is not None and len(error.lanes) else 0
+                thread = int(self.threads(run)[lane])
+            return KernelFault(self.where(ins, thread, str(error)))
+        if str(error).startswith("kernel "):
+            return error
+        threads = self.threads(run)
+        return KernelFault(self.where(ins, int(threads[0]) if len(threads) else 0, str(error)))
 
     def where(self, ins, thread, message):
         b, t = divmod(thread, self.block_size)
@@ -504,6 +596,21 @@ class Machine:
         return exited
 
 
+class _Specials(dict):
+    """name -> per-thread array, computed from its maker on first use and kept."""
+
+    def __init__(self, makers):
+        super().__init__()
+        self.makers = makers
+
+    def __contains__(self, name):
+        return name in self.makers
+
+    def __missing__(self, name):
+        value = self[name] = self.makers[name]()
+        return value
+
+
 def _layout(variables, dynamic=0):
     """(name -> offset, total bytes) for variables of one space; extern `[]` ones (size 0)
     get the `dynamic` bytes and go last."""
@@ -516,28 +623,47 @@ def _layout(variables, dynamic=0):
     return symbols, offset
 
 
-def _as_type(raw, reg_type, dtype):
-    """Register bits read as PTX type `dtype` (truncating a wider register)."""
+def _fails(message):
+    """An operand function that raises `message` when an instruction runs it (an instruction
+    that never runs never faults)."""
+    def fail(*_):
+        raise KernelFault(message)
+    return fail
+
+
+def _reader_of(reg_type, dtype):
+    """fn(register bits) -> the bits read as PTX type `dtype` (truncating a wider register,
+    zero-extending a narrower one); None where the bits are already that type."""
     view = np.dtype(VIEW[dtype])
     if reg_type == "pred" or dtype == "pred":
-        return raw.astype(bool) if dtype == "pred" else raw.astype(view)
-    width = raw.dtype.itemsize
-    if view.itemsize == width:
-        return raw.view(view)
-    bits = raw.astype(STORAGE[view.itemsize])        # truncate or zero-extend the bits
-    return bits.view(view)
+        return (lambda raw: raw.astype(bool)) if dtype == "pred" else \
+            (lambda raw: raw.astype(view))
+    store = np.dtype(STORAGE[TYPE_BYTES[reg_type]])
+    if view == store:
+        return None
+    if view.itemsize == store.itemsize:
+        return lambda raw: raw.view(view)
+    bits = STORAGE[view.itemsize]
+    return lambda raw: raw.astype(bits).view(view)
 
 
-def _to_storage(value, dtype, reg_type):
-    """A value of PTX type `dtype` as the bits of a `reg_type` register (extending by the
+def _storer_of(dtype, reg_type):
+    """fn(value of PTX type `dtype`) -> the bits of a `reg_type` register (extending by the
     type's signedness when the register is wider)."""
     if reg_type == "pred":
-        return value.astype(bool)
-    store = STORAGE[TYPE_BYTES[reg_type]]
-    value = value.astype(VIEW[dtype], copy=False) if dtype != "pred" else value.astype(np.uint8)
-    w = value.dtype.itemsize
-    if w == np.dtype(store).itemsize:
-        return value.view(store)
-    if value.dtype.kind == "i":
-        return value.astype(SIGNED[np.dtype(store).itemsize]).view(store)
-    return value.view(STORAGE[w]).astype(store)
+        return lambda value: value.astype(bool)
+    store = np.dtype(STORAGE[TYPE_BYTES[reg_type]])
+    if dtype == "pred":
+        as_type = lambda value: value.astype(np.uint8)  # noqa: E731
+        kind, width = "u", 1
+    else:
+        view = np.dtype(VIEW[dtype])
+        as_type = lambda value: value.astype(view, copy=False)  # noqa: E731
+        kind, width = view.kind, view.itemsize
+    if width == store.itemsize:
+        return lambda value: as_type(value).view(store)
+    if kind == "i":
+        signed = SIGNED[store.itemsize]
+        return lambda value: as_type(value).astype(signed).view(store)
+    bits = STORAGE[width]
+    return lambda value: as_type(value).view(bits).astype(store)
