@@ -84,7 +84,8 @@ class Machine:
         self.globals = globals_ or {}       # module .global/.const variable -> device address
         self.done = np.zeros(n, bool)
         self.pc = 0                   # the one PC while converged, else None
-        self.pcs = None
+        self.pcs = None               # else each thread's PC; finished threads at `finished`
+        self.finished = len(kernel.instructions) + 1
         self.clock = 0
         self.steps = 0
         self.thread_instructions = 0
@@ -182,17 +183,19 @@ class Machine:
         view = VIEW[dtype]
         count = self._count
         if isinstance(operand, Reg) and operand.name in self.regs:
-            reg, convert = self.regs[operand.name], _reader_of(self.reg_types[operand.name], dtype)
-            if convert is None:
-                return reg.__getitem__
+            reg, reg_type = self.regs[operand.name], self.reg_types[operand.name]
+            typed = _typed_view(reg, reg_type, dtype)
+            if typed is not None:               # the same bits: index a view of that type
+                return typed.__getitem__
+            convert = _reader_of(reg_type, dtype)
             return lambda idx: convert(reg[idx])
         if isinstance(operand, NotPred) and operand.pred.name in self.regs:
             reg = self.regs[operand.pred.name]
             return lambda idx: ~reg[idx].astype(bool)
         if isinstance(operand, Imm) or isinstance(operand, Special) and \
                 operand.name in self.consts:
-            one = self._constant(operand, dtype)            # the value for one thread
-            return lambda idx: one.repeat(count(idx))
+            one, threads = self._constant(operand, dtype), self.T     # the value for one thread
+            return lambda idx: one.repeat(threads if isinstance(idx, slice) else len(idx))
         if isinstance(operand, Special) and operand.name in self.special:
             values = self.special[operand.name].astype(view)
             return lambda idx: values.copy() if isinstance(idx, slice) else values[idx]
@@ -230,11 +233,20 @@ class Machine:
             return _fails(f"cannot write to {operand}")
         if dtype not in VIEW:
             return _fails(f"cannot write {operand} as .{dtype}")
-        reg, convert = self.regs[operand.name], _storer_of(dtype, self.reg_types[operand.name])
+        reg, reg_type = self.regs[operand.name], self.reg_types[operand.name]
+        convert, typed = _storer_of(dtype, reg_type), _typed_view(reg, reg_type, dtype)
+        if typed is None:
+            def put(value, idx):
+                reg[idx] = convert(np.asarray(value))
+            return put
+        view = typed.dtype
 
-        def put(value, idx):
-            reg[idx] = convert(np.asarray(value))
-        return put
+        def put_typed(value, idx):          # a value of the type: its bits as they are
+            if type(value) is np.ndarray and value.dtype == view:
+                typed[idx] = value
+            else:
+                reg[idx] = convert(np.asarray(value))
+        return put_typed
 
     def _make_addresser(self, operand, _):
         base = operand.base
@@ -508,15 +520,14 @@ class Machine:
             if pc is not None:
                 at = live
             else:
-                waiting = np.where(self.done, n + 1, self.pcs)     # finished threads last
-                if self.call_stack is None:
-                    pc = int(waiting.min())
-                    at = np.flatnonzero(waiting == pc)
+                if self.call_stack is None:         # (finished threads wait past the end)
+                    pc = int(self.pcs.min())
+                    at = np.flatnonzero(self.pcs == pc)
                 else:                   # threads inside a call before those after it
-                    pc, at = self.call_stack.next_group(waiting)
+                    pc, at = self.call_stack.next_group(self.pcs)
                 if pc > n:
                     return
-                if len(at) == self.T - int(self.done.sum()):    # everyone is back together
+                if len(at) == self.T - np.count_nonzero(self.done):   # everyone is back together
                     self.pc, self.pcs = pc, None
                     live = slice(None) if len(at) == self.T else at
                     live_count = len(at)
@@ -525,6 +536,7 @@ class Machine:
                 self.done[at] = True
                 if self.pc is not None:
                     return
+                self.pcs[at] = self.finished
                 continue
             exited = self._step(compiled[pc], instructions[pc], pc, at)
             if exited and self.pc is not None:
@@ -587,9 +599,11 @@ class Machine:
                 self.pc = next_pc
             else:
                 self.pcs[at] = next_pc
+                if exited:
+                    self.pcs[run] = self.finished
             return exited
         if self.pc is not None:                 # a branch taken by some: diverge
-            self.pcs = np.full(self.T, self.pc, np.int64)
+            self.pcs = np.where(self.done, self.finished, self.pc).astype(np.int64)
             self.pc = None
         self.pcs[at] = pc + 1
         self.pcs[run] = target
@@ -631,18 +645,22 @@ def _fails(message):
     return fail
 
 
+def _typed_view(reg, reg_type, dtype):
+    """The register array viewed as PTX type `dtype` where that reads and writes its bits
+    unchanged (the same width, neither a predicate: those are read as copies); else None."""
+    if reg_type == "pred" or dtype == "pred":
+        return None
+    view = np.dtype(VIEW[dtype])
+    return reg.view(view) if view.itemsize == reg.dtype.itemsize else None
+
+
 def _reader_of(reg_type, dtype):
-    """fn(register bits) -> the bits read as PTX type `dtype` (truncating a wider register,
-    zero-extending a narrower one); None where the bits are already that type."""
+    """fn(register bits) -> the bits read as PTX type `dtype` where that is not a view
+    (_typed_view): a predicate, or a register truncated or zero-extended to another width."""
     view = np.dtype(VIEW[dtype])
     if reg_type == "pred" or dtype == "pred":
         return (lambda raw: raw.astype(bool)) if dtype == "pred" else \
             (lambda raw: raw.astype(view))
-    store = np.dtype(STORAGE[TYPE_BYTES[reg_type]])
-    if view == store:
-        return None
-    if view.itemsize == store.itemsize:
-        return lambda raw: raw.view(view)
     bits = STORAGE[view.itemsize]
     return lambda raw: raw.astype(bits).view(view)
 
