@@ -1,0 +1,161 @@
+"""The emulator's per-step cost and the fast paths that keep it low: an instruction's operands
+are resolved when it is compiled (a step is then its numpy work, whatever the lane count: serial
+kernels pay it per instruction), global accesses inside one allocation skip the allocation
+search, special registers are computed when first read. Each fast path must give what the
+general one gives: values, NaN payloads, faults naming the thread and address."""
+import sys
+
+import numpy as np
+import pytest
+
+from accy.runtime.emulator import Emulator, KernelFault
+from accy.runtime.emulator.instructions import HANDLERS
+from accy.runtime.emulator.machine import Machine
+from accy.runtime.emulator.ptx import parse
+from ptxas_check import assemble
+
+HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
+
+# one thread: y[i] = x[0] + ... + x[i], a loop of nine instructions per element
+SERIAL_SUM = HEADER + r"""
+.visible .entry serial_sum(.param .u64 px, .param .u64 py, .param .u32 pn)
+{
+ .reg .pred %p<2>;
+ .reg .b32 %r<4>;
+ .reg .f32 %f<3>;
+ .reg .b64 %rd<6>;
+ ld.param.u64 %rd1, [px];
+ ld.param.u64 %rd2, [py];
+ ld.param.u32 %r1, [pn];
+ cvta.to.global.u64 %rd1, %rd1;
+ cvta.to.global.u64 %rd2, %rd2;
+ mov.u32 %r2, 0;
+ mov.f32 %f1, 0f00000000;
+LOOP:
+ mul.wide.u32 %rd3, %r2, 4;
+ add.s64 %rd4, %rd1, %rd3;
+ ld.global.f32 %f2, [%rd4];
+ add.rn.f32 %f1, %f1, %f2;
+ add.s64 %rd5, %rd2, %rd3;
+ st.global.f32 [%rd5], %f1;
+ add.s32 %r2, %r2, 1;
+ setp.lt.u32 %p1, %r2, %r1;
+ @%p1 bra LOOP;
+ ret;
+}
+"""
+
+# thread i reads a[i] (even i) or b[i] (odd i): one load over two allocations; then stores
+# the NaN immediate 0f7FC00123 to c[i] and that value + 1 to d[min(i, n)]
+TWO_BUFFERS = HEADER + r"""
+.visible .entry two_buffers(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd,
+                            .param .u32 pn)
+{
+ .reg .pred %p<2>;
+ .reg .b32 %r<4>;
+ .reg .f32 %f<4>;
+ .reg .b64 %rd<10>;
+ ld.param.u64 %rd1, [pa];
+ ld.param.u64 %rd2, [pb];
+ ld.param.u64 %rd3, [pc];
+ ld.param.u64 %rd4, [pd];
+ ld.param.u32 %r3, [pn];
+ mov.u32 %r1, %tid.x;
+ and.b32 %r2, %r1, 1;
+ setp.eq.u32 %p1, %r2, 0;
+ selp.b64 %rd5, %rd1, %rd2, %p1;
+ mul.wide.u32 %rd6, %r1, 4;
+ add.s64 %rd7, %rd5, %rd6;
+ ld.global.f32 %f1, [%rd7];
+ add.s64 %rd8, %rd3, %rd6;
+ mov.f32 %f2, 0f7FC00123;
+ st.global.f32 [%rd8], %f2;
+ add.f32 %f3, %f1, 0f3F800000;
+ min.u32 %r2, %r1, %r3;
+ mul.wide.u32 %rd6, %r2, 4;
+ add.s64 %rd9, %rd4, %rd6;
+ st.global.f32 [%rd9], %f3;
+ ret;
+}
+"""
+
+
+def _launch(text, name, args, block):
+    assemble(text)
+    dev = Emulator()
+    pointers = [dev.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+    stats = dev.module_from_buffer(text).get_function(name)(*pointers, block=(block, 1, 1))
+    return dev, pointers, stats
+
+
+def test_a_serial_step_costs_a_bounded_number_of_python_calls(rng):
+    """A one-thread loop: the Python calls per instruction (function and builtin calls, as a
+    profiler sees them) stay few; resolving operands on every step took more than 30."""
+    x = rng.standard_normal(256).astype(np.float32)
+    _launch(SERIAL_SUM, "serial_sum", [x, np.zeros(256, np.float32), np.uint32(256)], 1)
+    dev = Emulator()
+    px, py = dev.to_device(x), dev.mem_alloc(x.nbytes)
+    fn = dev.module_from_buffer(SERIAL_SUM).get_function("serial_sum")
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event in ("call", "c_call")
+    sys.setprofile(count)
+    try:
+        stats = fn(px, py, np.uint32(256), block=(1, 1, 1))
+    finally:
+        sys.setprofile(None)
+    assert stats.thread_instructions == 7 + 9 * 256 + 1
+    assert calls / stats.steps < 16, f"{calls / stats.steps:.1f} Python calls per step"
+    got = dev.from_device(py, 256, np.float32)
+    assert np.array_equal(got, np.add.accumulate(x))        # in order, rounded each step
+    assert np.allclose(got, np.cumsum(x.astype(np.float64)), rtol=1e-4, atol=1e-4)
+
+
+def test_one_access_over_two_allocations_and_constant_nan_bits(rng):
+    n = 64
+    a, b = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    dev, (_, _, pc, pd, _), _ = _launch(
+        TWO_BUFFERS, "two_buffers",
+        [a, b, np.zeros(n, np.uint32), np.zeros(n, np.float32), np.uint32(n - 1)], n)
+    picked = np.where(np.arange(n) % 2 == 0, a, b)
+    got = dev.from_device(pd, n, np.float32)
+    assert np.array_equal(got, picked + np.float32(1))
+    assert np.allclose(got, picked.astype(np.float64) + 1, rtol=1e-6, atol=1e-6)
+    assert np.all(dev.from_device(pc, n, np.uint32) == 0x7FC00123)   # the payload kept
+
+
+def test_an_access_past_the_end_of_its_allocation_names_the_thread():
+    """The last thread's store reaches one element past d: the fast in-one-allocation path
+    must leave it to the full check, which names the thread and the address."""
+    n = 64
+    assemble(TWO_BUFFERS)
+    dev = Emulator()
+    x = dev.to_device(np.ones(n, np.float32))
+    c, d = dev.mem_alloc(4 * n), dev.mem_alloc(4 * (n - 1))
+    fn = dev.module_from_buffer(TWO_BUFFERS).get_function("two_buffers")
+    with pytest.raises(KernelFault, match=rf"kernel two_buffers, line \d+ `st\.global\.f32 "
+                                          rf"\[%rd9\], %f3`, block 0 thread 63: out-of-bounds "
+                                          rf"access of 4 bytes at {int(d) + 4 * (n - 1):#x} "
+                                          rf"\(1 bad accesses\)"):
+        fn(x, x, c, d, np.uint32(n), block=(n, 1, 1))
+
+
+def test_special_registers_are_computed_only_when_read(rng):
+    """A launch of 4096 threads that reads %tid.x computes that table and no other."""
+    assemble(TWO_BUFFERS)
+    module = parse(TWO_BUFFERS)
+    dev = Emulator()
+    n = 64
+    args = [dev.to_device(rng.standard_normal(n).astype(np.float32)) for _ in range(4)] + \
+        [np.uint32(n - 1)]
+    machine = Machine(module, module.kernels["two_buffers"], (64, 1, 1), (n, 1, 1), 0, args,
+                      dev.memory, HANDLERS)
+    assert dict(machine.special) == {}
+    machine.run()
+    assert set(dict(machine.special)) == {"tid.x"}
+    got = dev.from_device(args[3], n, np.float32)
+    picked = np.where(np.arange(n) % 2 == 0, dev.from_device(args[0], n, np.float32),
+                      dev.from_device(args[1], n, np.float32))
+    assert np.array_equal(got, picked + np.float32(1))
