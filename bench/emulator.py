@@ -1,14 +1,17 @@
 """Emulator benchmark: thread-instructions per second of accy's PTX emulator on nvcc kernels.
 
-Ten kernels compiled with `nvcc -arch=sm_90 -ptx` run on the emulator (accy/runtime/emulator) at
-about 1M elements: vector add, a grid-stride saxpy, a block sum with warp shuffles, a tiled
-1024x1024 transpose, a per-block inclusive scan, a shared-then-global atomic histogram, row
+Twelve kernels compiled with `nvcc -arch=sm_90 -ptx` run on the emulator (accy/runtime/emulator),
+most at about 1M elements: vector add, a grid-stride saxpy, a block sum with warp shuffles, a
+tiled 1024x1024 transpose, a per-block inclusive scan, a shared-then-global atomic histogram, row
 softmax (4096 x 256), a tiled f32 matmul (256^3, 16x16 tiles), a divergent kernel (four paths
-by lane, loops of different lengths) and an mma.sync bf16 matmul (256^3, one warp per 16x8
-tile). Each launch is timed alone (inputs uploaded and outputs zeroed untimed), best of N, and
+by lane, loops of different lengths), two serial ones (a running log-sum-exp with one thread
+per row of 128 x 512, and a single thread scanning 4096 elements: these pay the per-instruction
+cost, whatever the lane count, on every element) and an mma.sync bf16 matmul (256^3, one warp
+per 16x8 tile). Each launch is timed alone (inputs uploaded and outputs zeroed untimed), best of N, and
 its output checked against numpy. The rate is LaunchStats.thread_instructions (instructions
 times the threads that ran them) over the launch's wall time; the target is >= 50 M
-thread-instr/s on a 2-core machine. A kernel that cannot run yet (an instruction not in the
+thread-instr/s on a 2-core machine. us/step is the wall time per instruction issued: what
+serial kernels (few lanes per step) are bound by. A kernel that cannot run yet (an instruction not in the
 table) prints "n/a: <error>" in its row.
 
 No peer is compared: there is no installable PTX emulator to run the same kernels on (GPGPU-Sim
@@ -162,6 +165,31 @@ extern "C" __global__ void divergent(const float *x, float *y, int n) {
     }
     y[i] = v;
 }
+
+// Serial: one thread per row walks its row (a running log-sum-exp), as accy's serial scans do.
+extern "C" __global__ void row_logcumsumexp(const float *x, float *y, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float m = -INFINITY, s = 0.f;
+    for (int j = 0; j < cols; j++) {
+        float v = x[r * cols + j];
+        float n = fmaxf(m, v);
+        s = s * expf(m - n) + expf(v - n);
+        m = n;
+        y[r * cols + j] = m + logf(s);
+    }
+}
+
+// Single thread: a running max and sum over the whole input.
+extern "C" __global__ void single_thread_scan(const float *x, float *y, int n) {
+    float m = -INFINITY, s = 0.f;
+    for (int i = 0; i < n; i++) {
+        m = fmaxf(m, x[i]);
+        s += x[i];
+        y[2 * i] = m;
+        y[2 * i + 1] = s;
+    }
+}
 """
 
 
@@ -228,6 +256,18 @@ def cases(rng):
     out.append(Case("divergent (2 loops by lane)", "divergent", [a], [((n,), np.float32)],
                     (256,), (n // 256,), [np.int32(n)],
                     lambda o: np.allclose(o[0], divergent(a), rtol=1e-5)))
+    rows, cols = 128, 512
+    xs = rng.standard_normal((rows, cols), np.float32)
+    lcse = np.logaddexp.accumulate(xs.astype(np.float64), axis=1)
+    out.append(Case("serial rows: logcumsumexp 128x512", "row_logcumsumexp", [xs],
+                    [((rows, cols), np.float32)], (128,), (1,), [np.int32(rows), np.int32(cols)],
+                    lambda o: np.allclose(o[0], lcse, rtol=1e-4, atol=1e-4)))
+    k = 4096
+    xk = a[:k]
+    serial = np.stack([np.maximum.accumulate(xk), np.cumsum(xk, dtype=np.float32)], 1)
+    out.append(Case("single thread: max/sum scan 4096", "single_thread_scan", [xk],
+                    [((k, 2), np.float32)], (1,), (1,), [np.int32(k)],
+                    lambda o: np.allclose(o[0], serial, rtol=1e-5, atol=1e-5)))
     bf = ml_dtypes.bfloat16
     Ab, Bt = rng.standard_normal((m, m)).astype(bf), rng.standard_normal((m, m)).astype(bf)
     ref = Ab.astype(np.float64) @ Bt.astype(np.float64).T
@@ -303,18 +343,19 @@ def main():
             steps, ti, sec = run_case(case, ptx, args.repeats)
         except Exception as e:    # noqa: BLE001 - an unsupported instruction, a fault, ...
             msg = " ".join(str(e).split()) or type(e).__name__
-            rows.append([case.name, f"{case.threads:,}", "-", "-", "-", "-",
+            rows.append([case.name, f"{case.threads:,}", "-", "-", "-", "-", "-",
                          f"n/a: {msg[:120]}"])
             continue
         rate = ti / sec / 1e6
         if slowest is None or rate < slowest[0]:
             slowest = (rate, case)
         rows.append([case.name, f"{case.threads:,}", f"{steps:,}", f"{ti:,}", f"{sec:.3f}",
-                     f"{rate:.1f}", "ok" if rate >= TARGET else "MISSED"])
+                     f"{sec / steps * 1e6:.1f}", f"{rate:.1f}",
+                     "ok" if rate >= TARGET else "MISSED"])
     print_table(f"emulator: thread-instructions per second, best of {args.repeats} "
                 f"(target >= {TARGET:g} M/s)",
-                ["kernel", "threads", "steps", "thread-instr", "seconds", "M thread-instr/s",
-                 "target"], rows)
+                ["kernel", "threads", "steps", "thread-instr", "seconds", "us/step",
+                 "M thread-instr/s", "target"], rows)
     if args.profile and slowest is not None:
         profile_case(slowest[1], ptx, args.top)
 
