@@ -324,6 +324,16 @@ def _fma_exact(a, b, c, narrow=False, mode="rn"):
     return z, s
 
 
+def _fma_narrow_rn(a, b, c):
+    """_finish's input for fma.rn on 16/32-bit floats (as f64, errors ignored), the common
+    case of _fma_exact(narrow=True) in fewer steps: the product is exact, so the f64 sum and
+    its TwoSum error give the round-to-odd value. _add_exact's fix-ups only change the error
+    sign where the sum is not finite, which round-to-odd leaves as it is."""
+    p = a * b
+    q = p + c
+    return _ro(q, _two_sum_err(p, c, q))
+
+
 # ---- rounding (q, s) into a destination type ----------------------------------------------
 
 def _step_directed(r, back, x, mode):
@@ -428,6 +438,9 @@ def _float_fn(kind, elem, mode="rn", ftz=False, sat=False, relu=False):
     elif mode == "rn" and kind in ("add", "sub", "mul", "div") and elem == "bf16":
         native = _NATIVE[kind]
         core = lambda a, b: native(a.astype(np.float32), b.astype(np.float32)).astype(view)  # noqa
+    elif mode == "rn" and kind == "fma" and elem in ("f32", "f16", "bf16"):
+        def core(a, b, c):
+            return _round_f64(_fma_narrow_rn(*(x.astype(np.float64) for x in (a, b, c))), elem)
     else:
         exact = _exact_op(kind, elem, mode)
 
