@@ -165,27 +165,28 @@ def test_special_registers_are_computed_only_when_read(rng):
 def test_the_round_to_nearest_narrow_fma_is_the_exact_route(elem, rng):
     """fma.rn on 16/32-bit floats takes a shorter route than the general exact one
     (_fma_exact, rounded by _finish); on random bit patterns (NaN payloads, infinities,
-    subnormals, zeros) and exact cancellations both give the same bits."""
+    subnormals, zeros) and near cancellations both give the same bits."""
     view = np.dtype(VIEW[elem])
     uint = np.dtype(f"u{view.itemsize}")
     x = rng.integers(0, 2 ** (8 * view.itemsize), (3, 20000), dtype=np.uint64).astype(uint) \
         .view(view)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):          # as the machine runs instructions
         x[2, :2000] = -(x[0, :2000].astype(np.float64) * x[1, :2000].astype(np.float64)) \
-            .astype(view)                           # c = -(a * b) rounded: near cancellation
+            .astype(view)                           # c = -(a * b) rounded
         wide = [v.astype(np.float64) for v in x]
         general = np.asarray(_finish(*_fma_exact(*wide, narrow=True), elem, "rn")).astype(view)
-    fast = _float_fn("fma", elem, "rn")(*x)
+        fast = _float_fn("fma", elem, "rn")(*x)
+        # and near the f64 value: within half an ulp of the type (its precision, its
+        # smallest subnormal) plus the f64 sum's own rounding
+        got, product = fast.astype(np.float64), wide[0] * wide[1]
+        near = product + wide[2]
+        bits, tiny = {"f32": (24, 2.0 ** -149), "f16": (11, 2.0 ** -24),
+                      "bf16": (8, 2.0 ** -133)}[elem]
+        bound = np.abs(near) * 2.0 ** -bits + tiny + \
+            np.maximum(np.abs(product), np.abs(wide[2])) * 2.0 ** -52
+        finite = np.isfinite(got) & np.isfinite(near)
+        error = np.abs(got - near)
     assert fast.dtype == view
     assert np.array_equal(fast.view(uint), general.view(uint))
-    # and near the f64 value: within half an ulp of the type (its precision p bits, the
-    # smallest subnormal step) plus the f64 sum's own rounding
-    got = fast.astype(np.float64)
-    product = wide[0] * wide[1]
-    near = product + wide[2]
-    finite = np.isfinite(got) & np.isfinite(near)
-    bits, tiny = {"f32": (24, 2.0 ** -149), "f16": (11, 2.0 ** -24), "bf16": (8, 2.0 ** -133)}[elem]
-    bound = np.abs(near) * 2.0 ** -bits + tiny + np.maximum(np.abs(product), np.abs(wide[2])) \
-        * 2.0 ** -52
     assert finite.sum() > 10000
-    assert np.all(np.abs(got - near)[finite] <= bound[finite])
+    assert np.all(error[finite] <= bound[finite])

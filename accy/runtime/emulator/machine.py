@@ -486,6 +486,13 @@ class Machine:
 
     # ---- execution -------------------------------------------------------------------------------
     def run(self, time_limit=TIME_LIMIT):
+        """Run the launch to its end. Instructions run with numpy's floating-point errors
+        ignored: a kernel's overflows and invalid operations are values (inf, NaN), not
+        warnings (so an instruction need not set that up on each step)."""
+        with np.errstate(all="ignore"):
+            self._run(time_limit)
+
+    def _run(self, time_limit):
         deadline = time.monotonic() + time_limit
         instructions = self.kernel.instructions
         compiled = [self.handlers.compile(ins, self) for ins in instructions]
