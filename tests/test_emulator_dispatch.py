@@ -190,3 +190,26 @@ def test_the_round_to_nearest_narrow_fma_is_the_exact_route(elem, rng):
     assert np.array_equal(fast.view(uint), general.view(uint))
     assert finite.sum() > 10000
     assert np.all(error[finite] <= bound[finite])
+
+
+@pytest.mark.parametrize("spread", ["bit patterns", "unit", "wide exponents"])
+def test_the_round_to_nearest_f64_fma_is_the_exact_route(spread, rng):
+    """fma.rn.f64 skips the error sign and, when every lane is in range, the fix-ups of the
+    general route: the same bits, on whole arrays (one lane out of range sends all of them the
+    general way) and on slices of four lanes (most taking the short one)."""
+    if spread == "bit patterns":
+        x = rng.integers(0, 2 ** 64 - 1, (3, 4000), dtype=np.uint64).view(np.float64)
+    else:
+        x = rng.standard_normal((3, 4000))
+        if spread == "wide exponents":
+            x *= np.exp2(rng.integers(-400, 400, x.shape))
+    fma = _float_fn("fma", "f64", "rn")
+    with np.errstate(all="ignore"):
+        x[2, :400] = -(x[0, :400] * x[1, :400])      # near cancellation
+        for part in [x] + [x[:, i:i + 4] for i in range(0, 4000, 4)]:
+            general = np.asarray(_finish(*_fma_exact(*part), "f64", "rn"))
+            assert np.array_equal(fma(*part).view(np.uint64), general.view(np.uint64))
+        got, product = fma(*x), x[0] * x[1]
+    if spread == "unit":       # and within the rounding of the f64 product and sum
+        bound = (np.abs(product) + np.abs(x[2])) * 2.0 ** -52
+        assert np.all(np.abs(got - (product + x[2])) <= bound)

@@ -283,20 +283,40 @@ def _ro(q, s):
     return np.where(step, np.nextafter(q, s * np.inf), q)
 
 
+def _fma_sum(a, b, c):
+    """f64 a * b + c rounded to nearest, z = th + v, exact while the lanes are in
+    _fma_exact's safe range; with the pieces _fma_exact takes the error's sign from."""
+    uh = a * b
+    ul = _two_prod_err(a, b, uh)
+    th = c + uh
+    tl = _two_sum_err(c, uh, th)
+    v0 = tl + ul
+    e2 = _two_sum_err(tl, ul, v0)
+    v = _ro(v0, np.sign(e2))
+    return uh, th, v0, e2, v, th + v
+
+
+def _fma_f64_rn(a, b, c):
+    """fma.rn.f64: _fma_exact's result without its error sign (round to nearest needs none)
+    and, when every lane is inside its safe range (finite, no zero or tiny product), without
+    its fix-ups, which change only lanes outside it."""
+    uh, *_, z = _fma_sum(a, b, c)
+    if len(z):
+        au, ac = np.abs(uh), np.abs(c)
+        if np.abs(a).max() < 2.0 ** 995 and np.abs(b).max() < 2.0 ** 995 and \
+                2.0 ** -900 < au.min() and au.max() < 2.0 ** 900 and ac.max() < 2.0 ** 900 and \
+                ((ac > 2.0 ** -900) | (c == 0)).all():
+            return z
+    return _fma_exact(a, b, c)[0]
+
+
 def _fma_exact(a, b, c, narrow=False, mode="rn"):
     if narrow:                              # the product is exact in f64
         with np.errstate(all="ignore"):
             p = a * b
         return _add_exact(p, c, mode)
     with np.errstate(all="ignore"):
-        uh = a * b
-        ul = _two_prod_err(a, b, uh)
-        th = c + uh
-        tl = _two_sum_err(c, uh, th)
-        v0 = tl + ul
-        e2 = _two_sum_err(tl, ul, v0)
-        v = _ro(v0, np.sign(e2))
-        z = th + v
+        uh, th, v0, e2, v, z = _fma_sum(a, b, c)
         e3 = _two_sum_err(th, v, z)
         s2 = np.where(v != v0, -np.sign(e2), np.sign(e2))
         s = np.where(e3 != 0, np.sign(e3), s2)
@@ -440,6 +460,8 @@ def _float_fn(kind, elem, mode="rn", ftz=False, sat=False, relu=False):
     elif mode == "rn" and kind == "fma" and elem in ("f32", "f16", "bf16"):
         def core(a, b, c):
             return _round_f64(_fma_narrow_rn(*(x.astype(np.float64) for x in (a, b, c))), elem)
+    elif mode == "rn" and kind == "fma" and elem == "f64":
+        core = _fma_f64_rn
     else:
         exact = _exact_op(kind, elem, mode)
 
