@@ -2,17 +2,17 @@
 
 Twelve kernels compiled with `nvcc -arch=sm_90 -ptx` run on the emulator
 (accy/runtime/emulator), most at about 1M elements: vector add, a grid-stride saxpy, a block sum
-with warp shuffles, a tiled 1024x1024 transpose, a per-block inclusive scan, a shared-then-
-global atomic histogram, row softmax (4096 x 256), a tiled f32 matmul (256^3, 16x16 tiles), a
-divergent kernel (four paths by lane, loops of different lengths), two serial ones (a running
-log-sum-exp with one thread per row of 128 x 512, and a single thread scanning 4096 elements:
-these pay the per-instruction cost, whatever the lane count, on every element) and an mma.sync
-bf16 matmul (256^3, one warp per 16x8 tile). Each launch is timed alone (inputs uploaded and
-outputs zeroed untimed), best of N, and its output checked against numpy. The rate is
-LaunchStats.thread_instructions (instructions times the threads that ran them) over the launch's
-wall time; the target is >= 50 M thread-instr/s on a 2-core machine. us/step is the wall time
-per instruction issued: what serial kernels (few lanes per step) are bound by. A kernel that
-cannot run yet (an instruction not in the table) prints "n/a: <error>" in its row.
+with warp shuffles, a tiled 1024x1024 transpose, a per-block inclusive scan, a
+shared-then-global atomic histogram, row softmax (4096 x 256), a tiled f32 matmul (256^3, 16x16
+tiles), a divergent kernel (four paths by lane, loops of different lengths), two serial ones (a
+running log-sum-exp with one thread per row of 128 x 512, and a single thread scanning 4096
+elements: these pay the per-instruction cost, whatever the lane count, on every element) and an
+mma.sync bf16 matmul (256^3, one warp per 16x8 tile). Each launch is timed alone (inputs
+uploaded and outputs zeroed untimed), best of N, and its output checked against numpy. The rate
+is LaunchStats.thread_instructions (instructions times the threads that ran them) over the
+launch's wall time; the target is >= 50 M thread-instr/s on a 2-core machine. us/step is the
+wall time per instruction issued: what serial kernels (few lanes per step) are bound by. A
+kernel that cannot run yet (an instruction not in the table) prints "n/a: <error>" in its row.
 
 No peer is compared: there is no installable PTX emulator to run the same kernels on (GPGPU-Sim
 and friends need a CUDA build of their own), so the column is an absolute target only.
