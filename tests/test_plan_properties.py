@@ -1,13 +1,15 @@
 """Properties of the preparation plans (schedule + buffers) over random traced programs.
 
 Random straight-line programs over a pool of live Tensors (unary and broadcasting binary
-elementwise ops, scalar constants, broadcast_to, reductions with and without keepdims,
+elementwise ops, scalar constants, dense constants of a value's shape or of its last dim,
+broadcast_to, reductions with and without keepdims,
 transposes, matmuls, softmax, cumsum; f32 and f16; some arguments donated) are traced, cleaned
 up, planned, and checked:
 
 1. the schedule partitions the body: every op that computes (not in CHEAP) is in exactly one
-   work item or in `unused`; element-moving ops and constants are copied into items (maybe
-   several) or unused; nothing in `unused` is read;
+   work item or in `unused`; element-moving ops and splat constants are copied into items
+   (maybe several) or unused; a dense constant is in `constants` (read from its buffer, in no
+   item) or unused; `item_of` maps exactly the ops of items; nothing in `unused` is read;
 2. the items are a DAG in their order: inputs are arguments or earlier items' outputs;
 3. items are closed: every value an item's ops (regions included) read from outside is one of
    its inputs;
@@ -34,7 +36,7 @@ from accy.frontend.jit import trace
 from accy.passes import PassManager
 from accy.passes.bufferize import ARENA_KINDS
 from accy.passes.plans import plans_text, prepare
-from accy.passes.schedule import CHEAP, KINDS, work_item_module
+from accy.passes.schedule import CHEAP, KINDS, dense_constant, work_item_module
 from accy.passes.shape_layout import BUFFER_ALIGNMENT
 
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
@@ -43,8 +45,9 @@ SETTINGS = settings(max_examples=400, deadline=None, database=None,
 
 UNARY = ("exp", "tanh", "negative", "abs")
 BINARY = ("add", "multiply", "maximum", "subtract")
-STEPS = ("unary", "binary", "binary", "scalar", "reduce", "transpose", "matmul", "softmax",
-         "cumsum", "broadcast")
+STEPS = ("unary", "binary", "binary", "scalar", "dense", "reduce", "transpose", "matmul",
+         "softmax", "cumsum", "broadcast")
+DENSE_VALUES = (0.5, -1.25, 2.0, 3.0, -0.75, 1.5)
 
 
 # ---- random programs ----------------------------------------------------------------------------
@@ -82,6 +85,13 @@ def programs(draw, passes=None):
         elif kind == "scalar":
             k = draw(st.sampled_from((0.5, -1.25, 2.0, 3.0)))
             steps.append(("scalar", draw(st.sampled_from(("add", "multiply"))), i, k))
+            shapes.append(s)
+        elif kind == "dense":
+            # a constant array (a splat only by chance) of the value's shape or its last dim
+            shape = draw(st.sampled_from([s, s[-1:]])) if rank else s
+            values = draw(st.lists(st.sampled_from(DENSE_VALUES), min_size=math.prod(shape),
+                                   max_size=math.prod(shape)))
+            steps.append(("dense", draw(st.sampled_from(BINARY)), i, shape, tuple(values)))
             shapes.append(s)
         elif kind == "reduce" and rank >= 1:
             axis = draw(st.integers(0, rank - 1))
@@ -132,6 +142,10 @@ def run_program(steps, outs, xs):
             v = getattr(ops, step[1])(pool[step[2]], pool[step[3]])
         elif kind == "scalar":
             v = getattr(ops, step[1])(pool[step[2]], step[3])
+        elif kind == "dense":
+            x = pool[step[2]]
+            c = np.array(step[4], numpy_dtype(x.dtype)).reshape(step[3])
+            v = getattr(ops, step[1])(x, c)
         elif kind == "reduce":
             v = getattr(ops, step[1])(pool[step[2]], axis=step[3], keepdims=step[4])
         elif kind == "transpose":
@@ -208,6 +222,11 @@ def check_schedule(p):
     unused = list(plan.unused)
     unused_set = set(unused)
     assert len(unused_set) == len(unused), "an op is twice in unused"
+    constants = set(plan.constants)
+    assert len(constants) == len(plan.constants), "a constant is listed twice"
+    assert [op for op in top if op in constants] == list(plan.constants), \
+        "constants are not ops of the body in program order"
+    from_memory = {op.results[0] for op in plan.constants}
 
     # 1. partition
     homes = {}
@@ -220,14 +239,20 @@ def check_schedule(p):
             homes.setdefault(op, []).append(item.id)
     for op in top:
         where = homes.get(op, [])
+        dense = op.name == "tensor.constant" and dense_constant(op)
         if op in unused_set:
-            assert not where, f"{op.name} is unused but in items {where}"
+            assert not where and op not in constants, f"{op.name} is unused but planned"
+        elif dense:
+            assert op in constants and not where, \
+                f"a dense constant is in items {where} or neither in constants nor unused"
         elif op.name in CHEAP:
             assert where, f"{op.name} is in no item and not unused"
         else:
             assert len(where) == 1, f"{op.name} is in items {where} (want exactly one)"
+        assert op not in constants or dense, f"{op.name} is in constants but not dense"
         if where:
             assert plan.item_of[op] == where[0]
+    assert set(plan.item_of) == set(homes), "item_of does not map exactly the ops of items"
     for op in unused:
         assert op in position and op != term
     dropped = {v for op in unused for v in op.results}
@@ -251,7 +276,7 @@ def check_schedule(p):
         assert len(inputs) == len(item.inputs), f"item {item.id} lists an input twice"
         for v in item.inputs:
             assert v not in inside, f"item {item.id} reads its own value as an input"
-            assert v in arguments or v in written, \
+            assert v in arguments or v in written or v in from_memory, \
                 f"item {item.id} reads a value no earlier item writes"
         for op in item.ops:
             for x in op.walk():
@@ -265,7 +290,10 @@ def check_schedule(p):
             assert v not in written, "two items write one value"
             written[v] = index
     for v in term.operands:
-        assert v in arguments or v in written, "a function result is written by no item"
+        assert v in arguments or v in written or v in from_memory, \
+            "a function result is written by no item"
+    read = {v for item in plan.items for v in item.inputs} | set(term.operands)
+    assert from_memory <= read, "a constant in constants that nothing reads"
     # no pointless writes: every output is read by a later item or returned
     read_later = {v for item in plan.items for v in item.inputs} | set(term.operands)
     for item in plan.items:
@@ -295,6 +323,8 @@ def lives(p):
     for b in bp.buffers:
         if b.kind == "input":
             life = (-1, end if b.value in results else last_read.get(b.value, -1))
+        elif b.kind == "constant":                  # uploaded before the run, only read
+            life = (-1, end)
         elif b.kind == "output":
             if b.copy_of is not None or b.value not in producer:
                 life = None
@@ -323,9 +353,12 @@ def check_buffers(p):
         assert b.size % BUFFER_ALIGNMENT == 0 and b.nbytes <= b.size < b.nbytes + BUFFER_ALIGNMENT
     assert [b.value for b in bp.buffers if b.kind == "input"] == list(block.arguments)
     assert [b.value for b in bp.buffers if b.kind == "output"] == results
+    assert [(b.value, b.data) for b in bp.buffers if b.kind == "constant"] == [
+        (op.results[0], constant_array(op).tobytes()) for op in plan.constants]
     for b in bp.buffers:
         if b.kind == "output" and b.copy_of is not None:
-            assert b.copy_of.value == b.value and b.copy_of.kind in ("input", "output")
+            assert b.copy_of.value == b.value and b.copy_of.kind in ("input", "output",
+                                                                     "constant")
     for item in plan.items:
         for v in item.inputs:
             assert v in bp.buffer_of, f"item {item.id} reads a value without a buffer"
@@ -388,10 +421,18 @@ def check_buffers(p):
     assert bp.arena_bytes == max((b.offset + b.size for b in packed), default=0)
 
 
+def constant_array(op):
+    """The value of constant `op`, as the reference interpreter computes it."""
+    (value,) = reference.HANDLERS[op.name](reference.Interpreter(), op, [], {})
+    return np.ascontiguousarray(value)
+
+
 def run_items(p, arrays):
-    """The function's results computed one work item at a time (values in a dict)."""
-    block = body(p.func)
+    """The function's results computed one work item at a time (values in a dict; the dense
+    constants the items read from memory given as they are, like the arguments)."""
+    block = p.schedule.block
     env = dict(zip(block.arguments, arrays))
+    env.update((op.results[0], constant_array(op)) for op in p.schedule.constants)
     for item in p.schedule.items:
         sub = work_item_module(item)
         sub.verify()
@@ -414,11 +455,13 @@ def run_in_buffers(p, arrays, seed=1):
         owner = bp.storage(b)
         if owner.kind in ARENA_KINDS:
             return arena[owner.offset:owner.offset + b.nbytes]
-        if owner not in own:
-            own[owner] = rng.integers(0, 256, owner.nbytes, dtype=np.uint8)
+        if owner not in own:        # a constant buffer holds its bytes, the others garbage
+            own[owner] = np.frombuffer(owner.data, np.uint8).copy() if owner.kind == \
+                "constant" else rng.integers(0, 256, owner.nbytes, dtype=np.uint8)
         return own[owner][:b.nbytes]
 
     def store(b, array):
+        assert bp.storage(b).kind != "constant", f"a work item writes constant buffer {b.id}"
         memory(b)[:] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
 
     def load(b):
@@ -473,11 +516,12 @@ def test_random_programs_plan_soundly(program):
 def test_random_programs_with_dead_ops(program):
     """Without canonicalize the values the program does not return stay as dead ops (and dead
     broadcasts of its scalar constants): they are unused and in no item, and every op of the
-    body is in an item or unused."""
+    body is in an item, a dense constant read from memory, or unused."""
     args, dtype, steps, outs, _, donate = program
     p = check_all(trace_program(args, dtype, steps, outs, "", donate))
     in_items = {op for item in p.schedule.items for op in item.ops}
-    assert set(list(body(p.func).operations)[:-1]) == in_items | set(p.schedule.unused)
+    assert set(list(body(p.func).operations)[:-1]) == in_items | set(p.schedule.unused) | set(
+        p.schedule.constants)
 
 
 @settings(SETTINGS, max_examples=50)
@@ -549,6 +593,20 @@ def test_the_fixed_program_covers_the_interesting_cases():
     kinds = {item.kind for item in p.schedule.items}
     assert {"reduction", "elementwise", "dot_general", "row_pipeline", "scan", "shape"} <= kinds
     assert any(b.kind == "arena" and b.alias_of is not None for b in p.buffers.buffers)
+
+
+@pytest.mark.parametrize("fn", [lambda x: (ops.sum(x * np.array([1.0, -2.0, 3.0, 0.5],
+                                                                 np.float32), -1), x + 1),
+                                lambda x: (x + np.arange(12, dtype=np.float32).reshape(3, 4),
+                                           np.array([2.0, 1.0, 0.0, 4.0], np.float32))])
+def test_programs_with_dense_constants_plan_soundly(fn):
+    """Dense constants read by a reduction and an elementwise item, and one returned: in
+    `constants`, in no item, their buffers holding their bytes."""
+    module, _ = trace(fn, [((3, 4), "f32")])
+    PassManager("canonicalize,cse").run(module)
+    p = check_all(module)
+    assert p.schedule.constants and all(op not in p.schedule.item_of
+                                        for op in p.schedule.constants)
 
 
 def test_plans_are_deterministic():

@@ -17,8 +17,10 @@ from accy.passes import PassManager
 from accy.passes.bufferize import ARENA_KINDS, BUFFER_PLAN, BufferPlanError
 from accy.passes.outline import OUTLINE_PLAN
 from accy.passes.plans import prepare
-from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError, work_item_module
+from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError
 from accy.passes.shape_layout import SHAPE_LAYOUT
+
+from test_plan_properties import run_items
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "plans"
 UPDATE = os.environ.get("ACCY_UPDATE_GOLDEN") == "1"
@@ -45,16 +47,6 @@ def lowered(fn, *signatures):
 
 def kinds(plans):
     return [item.kind for item in plans.schedule.items]
-
-
-def run_items(plans, arrays):
-    """The function's results computed item by item through each item's own module."""
-    block = plans.schedule.block
-    env = dict(zip(block.arguments, arrays))
-    for item in plans.schedule.items:
-        env.update(zip(item.outputs, reference.run(work_item_module(item),
-                                                   *[env[v] for v in item.inputs])))
-    return [env[v] for v in block.last_op.operands]
 
 
 def inputs_for(module, rng):
@@ -96,6 +88,17 @@ def test_reference_graph_items_match_whole_graph(name, rng):
     arrays = inputs_for(module, rng)
     whole = reference.run(module, *arrays)
     for got, want in zip(run_items(plans, arrays), whole):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_items_reading_a_dense_constant_match_the_whole_function(rng):
+    """A dense constant is in no item: the items read it from its buffer, like an argument."""
+    c = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    module = lowered(lambda x: (ops.sum(x * c, -1), x + 1), ((3, 4), "f32"))
+    plans = planned(module)
+    assert [op.name for op in plans.schedule.constants] == ["tensor.constant"]
+    arrays = inputs_for(module, rng)
+    for got, want in zip(run_items(plans, arrays), reference.run(module, *arrays)):
         np.testing.assert_array_equal(got, want)
 
 

@@ -95,10 +95,12 @@ class WorkItem:
 @dataclass(eq=False)
 class SchedulePlan:
     """The work items of one block (a function body, or an iterate's cond or body block), in
-    execution order. `item_of`: op -> item id for every planned op (a copied op maps to the
-    first item that copies it). `unused`: pure ops nothing reads, left out of the plan.
-    `constants`: the block's dense constants that items or the terminator read from memory
-    (`dense_constant`), in program order."""
+    execution order. Every op of the block but its terminator is in exactly one of three
+    places: `item_of` (op -> item id) holds every op of a work item's `ops` (a copied op maps
+    to the first item that copies it); `constants`: the block's dense constants that items
+    or the terminator read from memory (`dense_constant`), in program order, in no item (an
+    item reads one as an input, like an argument); `unused`: pure ops nothing reads, left out
+    of the plan (unread dense constants among them)."""
     block: object
     items: tuple
     item_of: dict
@@ -316,7 +318,8 @@ class _Graph:
         live = self._live(candidates)
         self.planned = [n for n in candidates if n in live]
         self.dead = [n for n in candidates if n not in live]
-        self.cheap = [n for n in body if n.role == "cheap" and n not in self.constants]
+        dense = set(self.constants)
+        self.cheap = [n for n in body if n.role == "cheap" and n not in dense]
         self.value_readers = {}         # value -> planned nodes reading it
         for n in self.planned + ([self.term] if self.term is not None else []):
             for src, p, _, _ in n.access:
@@ -1139,8 +1142,8 @@ def _build_plan(g, groups):
     read = {v for item in items for v in item.inputs}
     read.update(g.term.op.operands if g.term is not None else ())
     constants = [n for n in g.constants if n.op.results[0] in read]
-    unused = sorted(g.dead + [n for n in g.cheap if n.op not in item_of] +
-                    [n for n in g.constants if n not in constants], key=_index)
+    unread = [n for n in g.constants if n.op.results[0] not in read]
+    unused = sorted(g.dead + [n for n in g.cheap if n.op not in item_of] + unread, key=_index)
     return SchedulePlan(g.block, tuple(items), item_of, tuple(n.op for n in unused),
                         _ideal_bytes(g, items), tuple(n.op for n in constants))
 
@@ -1193,8 +1196,8 @@ def dense_constant(op):
 
 
 def _ideal_bytes(g, items):
-    """Each block argument read once, each terminator operand written once, plus the re-reads
-    a dot_general or attention must make."""
+    """Each block argument and dense constant read once, each terminator operand written
+    once, plus the re-reads a dot_general or attention must make."""
     read = {src for item in items for src in item.inputs if src not in g.local}
     total = sum(_nbytes(v) for v in read)
     if g.term is not None:
