@@ -15,14 +15,17 @@ writing the same buffers), runs each iterate as a host loop (its carried values 
 buffers that trade places each trip, the condition's flag read back after each test, the
 kernels of its cond and body blocks launched per trip), makes the copies the buffer plan asks
 for, and copies the results out. A GPU loads the cubin when the executable has one for its
-architecture, else the PTX (which its driver compiles). On the emulator every arena and result
-byte starts as 0xFF (NaN in any float dtype), so a kernel that skips an element shows.
+architecture, else the PTX (which its driver compiles). Modules and constant buffers are
+loaded once per device that outlives a run (kept until the executable is collected); a device
+opened for one run (`device="emulator"`) gets its constants with the run's buffers. On the
+emulator every arena and result byte starts as 0xFF (NaN in any float dtype), so a kernel that
+skips an element shows.
 """
 import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -43,6 +46,45 @@ class ArgumentError(AccyError, ValueError):
     """Arrays that do not match what the executable was compiled for."""
 
 
+_KEPT = "_accy_kept"      # the device attribute holding what executables keep there
+
+
+class _PerDevice:
+    """What an executable keeps for each device it runs on (its loaded modules, its uploaded
+    constants), made by `make(device)` on the first use there. The values are held by the
+    device, in a dictionary keyed weakly by this object (which the executable holds), so that
+    neither keeps the other alive: an executable may outlive many devices, and a value may
+    refer to its device (the emulator's modules do), which a dictionary of the executable's
+    keyed weakly by device would keep alive for ever. `free(device, value)`, if given,
+    releases a value when the executable is collected, if its device is still there."""
+
+    def __init__(self, free=None):
+        self.free = free
+
+    def get(self, device, make):
+        kept = vars(device).setdefault(_KEPT, weakref.WeakKeyDictionary())
+        if self not in kept:
+            value = kept[self] = make(device)
+            if self.free is not None:
+                done = []           # the finalizer, dropped if the device goes first
+                device_ref = weakref.ref(device, lambda _: done[0].detach())
+                done.append(weakref.finalize(self, _free_if_open, self.free, device_ref,
+                                             value))
+                done[0].atexit = False  # at exit the device (a GPU context) may be gone first
+        return kept[self]
+
+
+def _free_if_open(free, device_ref, value):
+    device = device_ref()
+    if device is not None:
+        free(device, value)
+
+
+def _free_constants(device, addresses):
+    for p in addresses.values():
+        device.mem_free(p)
+
+
 @dataclass(eq=False)
 class Executable:
     module: object
@@ -57,8 +99,8 @@ class Executable:
     cache: object = None        # holds the analyses above alive (their cleanups run with it)
     cubin: bytes = None         # `ptx` assembled by ptxas, when the target asks for a cubin
     loops: dict = field(default_factory=dict)   # iterate item id -> its LoopProgram
-    _loaded: object = field(default_factory=lambda: _PerDevice(), repr=False)
-    _constants: object = field(default_factory=lambda: _PerDevice(_free_constants), repr=False)
+    _loaded: object = field(default_factory=_PerDevice, repr=False)    # functions per device
+    _constants: object = field(default_factory=partial(_PerDevice, _free_constants), repr=False)
     _assembled: object = field(default=None, repr=False)       # ptxas's Assembled, once run
 
     @property
@@ -236,45 +278,6 @@ class Executable:
                                     f"pass np.ascontiguousarray(x)")
             out.append(a)
         return out
-
-
-_KEPT = "_accy_kept"      # the device attribute holding what executables keep there
-
-
-class _PerDevice:
-    """What an executable keeps for each device it runs on (its loaded modules, its uploaded
-    constants), made by `make(device)` on the first use there. The values are held by the
-    device, in a dictionary keyed weakly by this object (which the executable holds), so that
-    neither keeps the other alive: an executable may outlive many devices, and a value may
-    refer to its device (the emulator's modules do), which a dictionary of the executable's
-    keyed weakly by device would keep alive for ever. `free(device, value)`, if given,
-    releases a value when the executable is collected, if its device is still there."""
-
-    def __init__(self, free=None):
-        self.free = free
-
-    def get(self, device, make):
-        kept = vars(device).setdefault(_KEPT, weakref.WeakKeyDictionary())
-        if self not in kept:
-            value = kept[self] = make(device)
-            if self.free is not None:
-                done = []           # the finalizer, dropped if the device goes first
-                device_ref = weakref.ref(device, lambda _: done[0].detach())
-                done.append(weakref.finalize(self, _free_if_open, self.free, device_ref,
-                                             value))
-                done[0].atexit = False  # at exit the device (a GPU context) may be gone first
-        return kept[self]
-
-
-def _free_if_open(free, device_ref, value):
-    device = device_ref()
-    if device is not None:
-        free(device, value)
-
-
-def _free_constants(device, addresses):
-    for p in addresses.values():
-        device.mem_free(p)
 
 
 class _Run:
