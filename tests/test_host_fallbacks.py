@@ -320,3 +320,17 @@ def test_a_dense_constant_the_planner_missed_is_an_internal_error(rng, monkeypat
     monkeypatch.setattr(schedule, "dense_constant", lambda op: False)
     with pytest.raises(AccyError, match="internal error: a dense constant"):
         accy.compile(lambda x: x + c, draw(rng, (2, 4)))
+
+
+def test_folding_never_grows_a_dense_constant(rng):
+    """A broadcast bias and an outer product of two constant vectors stay small constant
+    buffers read through broadcasts (folded, they were full-shape buffers); a slice of a
+    constant, which shrinks it, is still folded."""
+    bias, a, b = (_mixed("f32", (n,), rng) for n in (64, 8, 4))
+
+    def fn(x):
+        outer = ops.asarray(a)[:, None] * ops.asarray(b)
+        return x + bias, x[:8, :4] * outer, x[0, :2] + ops.asarray(b)[1:3]
+    exe = compiled(fn, [draw(rng, (64, 64))])
+    constants = sorted(c.nbytes for c in exe.buffers.buffers if c.kind == "constant")
+    assert constants == [2 * 4, b.nbytes, a.nbytes, bias.nbytes]

@@ -3,13 +3,16 @@
 Constant operands fold through the reference interpreter's own handler for the op, so a folded
 constant is exactly what the program would have computed (by definition of the semantics);
 results above FOLD_LIMIT elements are left alone to keep modules small (so a broadcast scalar
-becomes a splat constant, and identities such as `x * 1` see it, only up to that size). Identities fold only
-where they hold bit for bit for every input (see accy/passes/folding.py).
+becomes a splat constant, and identities such as `x * 1` see it, only up to that size). A
+fold that would grow a dense constant (a result with more elements than its operands that are
+not splats, and not a splat itself: a broadcast bias, an outer product of two constants) is
+left alone too: the constant buffer would hold and every kernel read the grown copy. Identities
+fold only where they hold bit for bit for every input (see accy/passes/folding.py).
 """
 import numpy as np
 
 from accy._core.attributes import DenseAttr
-from accy.passes.folding import BinaryFold
+from accy.passes.folding import BinaryFold, splat_bits
 
 FOLD_LIMIT = 4096
 
@@ -46,6 +49,14 @@ def _unchanged(op):
     return x if keeps else None
 
 
+def _grows(folded, operands):
+    """Whether constant `folded` has more elements than the `operands` it comes from that are
+    not splats, and is not a splat itself."""
+    if splat_bits(folded) is not None:
+        return False
+    return folded.array.size > sum(c.array.size for c in operands if splat_bits(c) is None)
+
+
 class TensorFold:
     """OpDef.fold for a tensor op: constants through the reference, then identities."""
 
@@ -60,7 +71,8 @@ class TensorFold:
         if constants and all(type(c) is DenseAttr for c in constants):
             if op.result_types[0].num_elements > FOLD_LIMIT:
                 return None
-            return (self._evaluate(op, [c.array for c in constants]),)
+            folded = self._evaluate(op, [c.array for c in constants])
+            return None if _grows(folded, constants) else (folded,)
         if self.shape_identity:
             same = _unchanged(op)
             return None if same is None else (same,)
