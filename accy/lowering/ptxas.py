@@ -11,10 +11,16 @@ wheel (`pip install --no-deps nvidia-cuda-nvcc`), which ships the same binary. N
 through the current folder runs: relative and empty PATH entries are skipped (a shell reads
 them as the current folder), and the wheel is found by its installed metadata in this Python's
 site-packages folders, not through sys.path (whose '' or script folder may be the current one).
+The wheel lookup reads every installed distribution's metadata, so its answer is kept for the
+process (per set of site folders); the PATH search runs on every call, so a changed PATH is seen.
 `assemble` raises PtxasError when ptxas is missing, rejects the module (with ptxas's own
-messages) or runs past its time limit: ACCY_PTXAS_TIMEOUT seconds, DEFAULT_TIMEOUT_S when unset
-(the whole process group is killed then).
+messages) or runs past its time limit: ACCY_PTXAS_TIMEOUT seconds (at most MAX_TIMEOUT_S),
+DEFAULT_TIMEOUT_S when unset. ptxas runs in its own process group, which is killed when the
+limit passes or when anything interrupts the wait (Ctrl-C included); its output goes to a file,
+not a pipe, so a process that left the group and still holds that output cannot keep accy
+waiting. (POSIX only: process groups and killpg.)
 """
+import functools
 import importlib.metadata
 import math
 import os
@@ -36,6 +42,7 @@ class PtxasError(AccyError):
 
 
 DEFAULT_TIMEOUT_S = 300
+MAX_TIMEOUT_S = 1_000_000       # about 11.6 days; waits past 2**31 ms overflow the OS's timers
 TIMEOUT_VARIABLE = "ACCY_PTXAS_TIMEOUT"
 
 
@@ -47,7 +54,7 @@ def find_ptxas():
             found = shutil.which("ptxas", path=folder)
             if found:
                 return found
-    return _wheel_ptxas()
+    return _wheel_ptxas(tuple(_site_folders()))
 
 
 def _site_folders():
@@ -59,10 +66,11 @@ def _site_folders():
     return [f for f in dict.fromkeys(folders) if os.path.isabs(f) and os.path.isdir(f)]
 
 
-def _wheel_ptxas():
-    """bin/ptxas of an installed nvidia-cuda-nvcc distribution (any CUDA major), from its
-    RECORD, or None."""
-    for dist in importlib.metadata.distributions(path=_site_folders()):
+@functools.lru_cache(maxsize=None)
+def _wheel_ptxas(folders):
+    """bin/ptxas of an nvidia-cuda-nvcc distribution (any CUDA major) installed in `folders`,
+    from its RECORD, or None."""
+    for dist in importlib.metadata.distributions(path=list(folders)):
         if not (dist.metadata["Name"] or "").lower().replace("_", "-").startswith(
                 "nvidia-cuda-nvcc"):
             continue
@@ -75,7 +83,8 @@ def _wheel_ptxas():
 
 
 def ptxas_timeout():
-    """Seconds a ptxas call may run: ACCY_PTXAS_TIMEOUT, else DEFAULT_TIMEOUT_S."""
+    """Seconds a ptxas call may run: ACCY_PTXAS_TIMEOUT (a positive number, at most
+    MAX_TIMEOUT_S), else DEFAULT_TIMEOUT_S."""
     text = os.environ.get(TIMEOUT_VARIABLE)
     if text is None:
         return DEFAULT_TIMEOUT_S
@@ -83,8 +92,9 @@ def ptxas_timeout():
         seconds = float(text)
     except ValueError:
         seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise PtxasError(f"{TIMEOUT_VARIABLE} must be a positive number of seconds, got {text!r}")
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT_S):
+        raise PtxasError(f"{TIMEOUT_VARIABLE} must be a positive number of seconds, at most "
+                         f"{MAX_TIMEOUT_S}, got {text!r}")
     return seconds
 
 
@@ -144,7 +154,8 @@ def assemble(ptx, arch, ptxas=None, timeout=None):
         with open(source, "w", encoding="utf-8") as f:
             f.write(ptx)
         t0 = time.perf_counter()
-        returncode, log = _run([ptxas, f"-arch={arch}", "-v", source, "-o", target], timeout)
+        returncode, log = _run([ptxas, f"-arch={arch}", "-v", source, "-o", target], timeout,
+                               os.path.join(folder, "log.txt"))
         ms = (time.perf_counter() - t0) * 1e3
         if returncode != 0:
             raise PtxasError(f"ptxas -arch={arch} rejects the PTX module (exit "
@@ -159,19 +170,29 @@ def assemble(ptx, arch, ptxas=None, timeout=None):
     return Assembled(cubin, parse_resources(log), ms, log)
 
 
-def _run(command, timeout):
-    """(exit status, stdout + stderr) of ptxas; PtxasError when it cannot start or runs past
-    `timeout` seconds (then its whole process group is killed, so no child lives on)."""
-    try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, start_new_session=True)
-    except OSError as e:
-        raise PtxasError(f"ptxas ({command[0]}) could not be run: {e}") from None
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise PtxasError(f"ptxas ({command[0]}) did not finish within {timeout:g} s and was "
-                         f"stopped; set {TIMEOUT_VARIABLE} to allow it more seconds") from None
-    return process.returncode, (out + err).strip()
+def _run(command, timeout, log_path):
+    """(exit status, stdout + stderr) of ptxas, whose output goes to the file `log_path`;
+    PtxasError when it cannot start or runs past `timeout` seconds. When the wait ends in any
+    other way (KeyboardInterrupt included) its process group is killed too, then the exception
+    goes on."""
+    with open(log_path, "w+b") as log:
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as e:
+            raise PtxasError(f"ptxas ({command[0]}) could not be run: {e}") from None
+        try:
+            process.wait(timeout)
+        except BaseException as e:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:      # the group has already ended
+                pass
+            process.wait()
+            if not isinstance(e, subprocess.TimeoutExpired):
+                raise
+            raise PtxasError(f"ptxas ({command[0]}) did not finish within {timeout:g} s and "
+                             f"was stopped; set {TIMEOUT_VARIABLE} to allow it more seconds "
+                             f"(at most {MAX_TIMEOUT_S})") from None
+        log.seek(0)
+        return process.returncode, log.read().decode("utf-8", "replace").strip()
