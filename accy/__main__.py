@@ -287,6 +287,25 @@ def output_stem(name):
     return stem or "main"
 
 
+def _compile(accy, name, fn, arrays, target):
+    """accy.compile(fn, *arrays); an exception raised in the user's own code while it is traced
+    (a bug of theirs, or a numpy call on a Tensor) becomes an AccyError naming its type, its
+    message and the innermost line of the user's file, instead of a traceback. Other
+    exceptions (accy's own) go on."""
+    import os
+    from accy.frontend.location import user_line
+    try:
+        return accy.compile(fn, *arrays, target=target)
+    except AccyError:
+        raise
+    except Exception as e:
+        code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+        where = code and user_line(e.__traceback__, {os.path.abspath(code.co_filename)})
+        if where is None:
+            raise
+        raise AccyError(f"tracing {name} raised {type(e).__name__}: {e} (at {where})") from e
+
+
 def compile_command(args):
     import os
     import numpy as np
@@ -304,7 +323,7 @@ def compile_command(args):
         own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None
         target = {**(dict(own.items()) if own is not None else {}),
                   **({"arch": args.target} if args.target else {}), "artifact_format": "cubin"}
-    exe = accy.compile(fn, *arrays, target=target)
+    exe = _compile(accy, name, fn, arrays, target)
     if args.command == "compile":
         os.makedirs(args.output, exist_ok=True)
         base = os.path.join(args.output, output_stem(name))

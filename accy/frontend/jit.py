@@ -3,8 +3,10 @@ tracing once per input signature, and run it on the best device present: a GPU (
 module compiled once per signature by `accy.compile`), else the reference interpreter (numpy,
 far faster on a CPU than running the PTX on the emulator). `accy.jit(device=...)` picks one of
 "cuda", "emulator" (the compiled PTX on the CPU emulator) or "reference"."""
+import builtins
 import collections
 import functools
+import inspect
 
 import numpy as np
 
@@ -38,9 +40,27 @@ def signature(arg):
         raise DTypeError(f"an argument of numpy dtype {array.dtype} has no accy dtype") from None
 
 
+def check_arity(fn, count):
+    """An accy TypeError naming `fn` and its parameters when it cannot be called with `count`
+    positional arguments (checked before tracing, so the error is not a traceback from
+    inside the trace); nothing when Python cannot tell fn's parameters."""
+    try:
+        parameters = inspect.signature(fn)
+    except (TypeError, ValueError):         # a builtin or C callable: the call itself tells
+        return
+    try:
+        parameters.bind(*range(count))
+    except builtins.TypeError as e:
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        raise DTypeError(f"{name}{parameters} cannot take the {count} example argument"
+                         f"{'' if count == 1 else 's'} given ({e}); give one array per "
+                         f"parameter") from None
+
+
 def trace(fn, signatures):
     """A verified module whose `builtin.func @main` computes `fn` on arguments of `signatures`,
     and the function that rebuilds fn's output structure from the results."""
+    check_arity(fn, len(signatures))
     ctx = Context()
     module = Module.create(ctx)
     ins = [TensorType(dtype, shape) for shape, dtype in signatures]

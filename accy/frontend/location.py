@@ -4,12 +4,13 @@ import os
 _ACCY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def user_line(tb):
-    """'file.py:12' for the innermost frame of traceback `tb` outside the accy package."""
+def user_line(tb, files=None):
+    """'file.py:12' for the innermost frame of traceback `tb` outside the accy package (with
+    `files`, a set of absolute paths: the innermost frame in one of them), or None."""
     found = None
     while tb is not None:
         path = os.path.abspath(tb.tb_frame.f_code.co_filename)
-        if not path.startswith(_ACCY + os.sep):
+        if path in files if files is not None else not path.startswith(_ACCY + os.sep):
             found = f"{os.path.basename(path)}:{tb.tb_lineno}"
         tb = tb.tb_next
     return found
