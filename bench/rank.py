@@ -1,8 +1,8 @@
 """Compile time against tensor rank: an elementwise chain, a reduction, a transpose and a
-broadcast at ranks 8 to 64 (shapes of 1s with a few 2s), each traced and compiled by
-accy.compile, and the same modules as IR text compiled by `accy compile` in-process (parse
-included; the CLI also runs ptxas for its report). Prints the best of 5 in milliseconds; with --profile, the top functions by cumulative time of
-the largest rank.
+broadcast (bench/rank_cases.py) at ranks 8 to 64 (shapes of 1s with a few 2s), each traced
+and compiled by accy.compile, and the same modules as IR text compiled by `accy compile`
+in-process (parse included; the CLI also runs ptxas for its report). Prints the best of 5 in
+milliseconds; with --profile, the top functions by cumulative time of the largest rank.
 
     python bench/rank.py                       # ranks 8 16 32 64
     python bench/rank.py --ranks 16 32 --profile
@@ -17,33 +17,11 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 import accy
-import accy.ops as ops
 from accy.__main__ import main as accy_main
-
-
-def shape_of(rank):
-    """Mostly 1s, a 2 every eighth dimension: the element count stays small at any rank."""
-    return tuple(2 if i % 8 == 3 else 1 for i in range(rank))
-
-
-def chain(x):
-    return ops.tanh(ops.exp(x) * x + 1.5) - x
-
-
-def reduction(x):
-    return ops.sum(x * x, axis=tuple(range(1, x.ndim, 2)))
-
-
-def transpose(x):
-    return ops.transpose(x, tuple(reversed(range(x.ndim)))) * 2.0
-
-
-def broadcast(x):
-    return x + ops.reshape(ops.sum(x, axis=0), (1,) + x.shape[1:])
-
-
-KINDS = {"chain": chain, "reduction": reduction, "transpose": transpose, "broadcast": broadcast}
+from rank_cases import KINDS, shape_of
 
 
 def best_time(fn, repeats=5):

@@ -1,8 +1,11 @@
 """Tensor rank is capped at MAX_RANK (64, numpy's limit) wherever a tensor type is made: the
 type itself, the text parser, the IR builder (an inferred result type), tracing and the `accy
 compile` command. The largest allowed rank compiles and runs on the emulator as the reference
-does, and the elementwise lowering's remembered work grows with the square of the rank, not
-its cube."""
+does, and what the elementwise lowering's memo hashes grows with
+the square of the rank, not its cube."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,12 @@ from accy.lowering import elementwise
 from accy.tensor import Emitter
 
 from test_compile import check
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+try:
+    from rank_cases import KINDS, shape_of      # the programs bench/rank.py times
+finally:
+    sys.path.pop(0)
 
 LIMIT = f"at most {MAX_RANK} dimensions"
 
@@ -93,62 +102,71 @@ def test_accy_compile_reports_the_rank_of_an_ir_file(tmp_path, capsys):
     assert err.startswith("accy: error: 2:34: bad type") and LIMIT in err
 
 
-def shape_of(rank):
-    """Mostly 1s, a 2 every eighth dim: 2^(rank / 8) elements."""
-    return tuple(2 if i % 8 == 3 else 1 for i in range(rank))
-
-
-def chain(x):
-    return ops.tanh(ops.exp(x) * x + 1.5) - x
-
-
-def reduction(x):
-    return ops.sum(x * x, axis=tuple(range(1, x.ndim, 2)))
-
-
-def transpose(x):
-    return ops.transpose(x, tuple(reversed(range(x.ndim)))) * 2.0
-
-
-def broadcast(x):
-    return x + ops.reshape(ops.sum(x, axis=0), (1,) + x.shape[1:])
-
-
-KINDS = {"chain": chain, "reduction": reduction, "transpose": transpose, "broadcast": broadcast}
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_largest_rank_compiles_and_runs_as_the_reference(kind, rng):
     x = rng.standard_normal(shape_of(MAX_RANK)).astype(np.float32)
     check(KINDS[kind], [x], exact=False, rtol=1e-6, atol=1e-6)
 
 
-def memo_key_size(memo):
-    """Scalars in the keys of a Lowering memo (and of the tables it holds): what looking each
-    key up once hashes."""
-    def scalars(key):
-        return sum(map(scalars, key)) if isinstance(key, tuple) else 1
-    return sum(scalars(k) + (memo_key_size(v) if isinstance(v, dict) else 0)
-               for k, v in memo.items())
+def three_twos(rank):
+    """Three dims of 2 (the others 1) at any rank: 8 elements, so only the rank grows."""
+    return tuple(2 if i in (3, rank // 2, rank - 2) else 1 for i in range(rank))
+
+
+def scalars(key):
+    """The scalars hashing `key` reads (a tuple hashes each of its items)."""
+    return sum(map(scalars, key)) if isinstance(key, tuple) else 1
+
+
+class HashCountingMemo(dict):
+    """A Lowering memo adding to `counts["hashed"]` the scalars each lookup or store hashes."""
+
+    def __init__(self, counts):
+        super().__init__()
+        self.counts = counts
+
+    def hashing(self, key):
+        self.counts["hashed"] += scalars(key)
+        return key
+
+    def get(self, key, default=None):
+        return super().get(self.hashing(key), default)
+
+    def setdefault(self, key, default=None):
+        return super().setdefault(self.hashing(key), default)
+
+    def __getitem__(self, key):
+        return super().__getitem__(self.hashing(key))
+
+    def __setitem__(self, key, value):
+        super().__setitem__(self.hashing(key), value)
+
+    def __contains__(self, key):
+        return super().__contains__(self.hashing(key))
 
 
 def lowering_work(fn, rank, monkeypatch):
-    memos = {}
+    """Scalars hashed by the elementwise lowering's memo lookups while compiling `fn`."""
+    counts = {"hashed": 0}
     init = elementwise.Lowering.__init__
 
-    def recording(self, *args, **kwargs):
+    def counting(self, *args, **kwargs):
         init(self, *args, **kwargs)
-        memos[id(self.memo)] = self.memo
-    monkeypatch.setattr(elementwise.Lowering, "__init__", recording)
-    accy.compile(fn, np.ones(shape_of(rank), np.float32))
-    monkeypatch.setattr(elementwise.Lowering, "__init__", init)
-    return sum(map(memo_key_size, memos.values()))
+        if not isinstance(self.memo, HashCountingMemo):     # a sibling shares its parent's
+            assert not self.memo
+            self.memo = HashCountingMemo(counts)
+    with monkeypatch.context() as patch:
+        patch.setattr(elementwise.Lowering, "__init__", counting)
+        accy.compile(fn, np.ones(three_twos(rank), np.float32))
+    assert counts["hashed"], "the lowering's memo was not used"
+    return counts["hashed"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_lowering_work_grows_at_most_with_the_square_of_the_rank(kind, monkeypatch):
-    """Index expressions are rank coefficients each, rank of them per read: a memo key holding
-    them all once per expression (rank times per index map) made the work cubic."""
+    """An index expression has rank coefficients, a read rank expressions: a lookup hashing
+    one read's index is rank^2 work, and an index map must look its table up once. Hashing
+    the index once per expression (rank times per map) made lowering cubic in the rank."""
     work = {rank: lowering_work(KINDS[kind], rank, monkeypatch) for rank in (16, 32, 64)}
     per_square = {rank: w / rank ** 2 for rank, w in work.items()}
     assert per_square[64] <= per_square[32] <= per_square[16], work

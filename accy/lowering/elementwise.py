@@ -288,7 +288,8 @@ class Lowering:
     loop is never reused outside it.
 
     `memo` holds what does not depend on the element: each op's operand reads, each input
-    read's address and each linear combination (`linear`) at given index expressions; `sibling` makes Lowerings sharing it.
+    read's address and each linear combination (`linear_at`) at given index expressions;
+    `sibling` makes Lowerings sharing it.
     `invariant`: a dict shared by lowerings of one block (the lanes of a vector) holding the
     values at constant indices, computed once for all."""
 
@@ -418,15 +419,14 @@ class Lowering:
                 guards += g
             return idx, guards
         if m.kind == "affine":
-            table = self.linear_table(idx)
-            out = tuple(_div(self.linear(e.coeffs, idx, e.offset, table), e.divisor)
-                        for e in m.exprs)
-            guards = [(self.linear(g.expr.coeffs, idx, g.expr.offset, table), g.expr.divisor,
-                       g.size) for g in m.guards]
+            linear = self.linear_at(idx)
+            out = tuple(_div(linear(e.coeffs, e.offset), e.divisor) for e in m.exprs)
+            guards = [(linear(g.expr.coeffs, g.expr.offset), g.expr.divisor, g.size)
+                      for g in m.guards]
             return out, guards
         if m.kind == "reshape":
             strides = row_major_strides(m.out_shape)
-            lin = self.linear(strides, idx, 0)
+            lin = self.linear_at(idx)(strides, 0)
             out = []
             for s, size in zip(row_major_strides(m.in_shape), m.in_shape):
                 out.append(("affine", (0,) * len(self.root), 0) if size == 1 else
@@ -434,24 +434,23 @@ class Lowering:
             return tuple(out), []
         raise UnsupportedError(f"an index map of kind '{m.kind}' is not lowered inside a chain")
 
-    def linear_table(self, idx):
-        """The memo's {(coeffs, offset): linear combination} at index expressions `idx`. A key
-        holding `idx` hashes all of its rank x rank coefficients, so an index map looks the
-        table up once, not once per expression (that made lowering cubic in the rank)."""
-        key = ("linear", len(self.root), idx)
+    def linear_at(self, idx):
+        """`linear(coeffs, offset)`: Σ coeffs[j] * idx[j] + offset at index expressions `idx`,
+        remembered in the memo's table for `idx`. A key holding `idx` hashes all of its rank x
+        rank coefficients, so the table is looked up once here, and an index map calls this
+        once, not once per expression (that made lowering cubic in the rank)."""
+        rank = len(self.root)
+        key = ("linear", rank, idx)
         table = self.memo.get(key)
         if table is None:
             table = self.memo[key] = {}
-        return table
 
-    def linear(self, coeffs, idx, offset, table=None):
-        """Σ coeffs[j] * idx[j] + offset, remembered in `table` (default: idx's own)."""
-        if table is None:
-            table = self.linear_table(idx)
-        found = table.get((coeffs, offset))
-        if found is None:
-            found = table[(coeffs, offset)] = _linear(len(self.root), coeffs, idx, offset)
-        return found
+        def linear(coeffs, offset):
+            found = table.get((coeffs, offset))
+            if found is None:
+                found = table[(coeffs, offset)] = _linear(rank, coeffs, idx, offset)
+            return found
+        return linear
 
     def address(self, v, idx):
         """The row-major position in input `v` at index expressions `idx`, as one expression
@@ -459,9 +458,8 @@ class Lowering:
         found = self.memo.get((v, idx))
         if found is None:
             shape = v.type.shape
-            found = self.memo[(v, idx)] = self.linear(
-                tuple(s if n != 1 else 0 for s, n in zip(row_major_strides(shape), shape)),
-                idx, 0)
+            found = self.memo[(v, idx)] = self.linear_at(idx)(
+                tuple(s if n != 1 else 0 for s, n in zip(row_major_strides(shape), shape)), 0)
         return found
 
     def condition(self, guards):
