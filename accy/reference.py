@@ -318,7 +318,17 @@ def _gather(op, x, idx):
     idx = np.clip(idx.astype(np.int64), 0, x.shape[axis] - 1)
     if a.get("mode", "take") == "take":
         return np.take(x, idx, axis=axis)
-    return np.take_along_axis(x, idx, axis=axis)
+    return _take_along(x, idx, axis)
+
+
+def _take_along(x, idx, axis):
+    """np.take_along_axis(x, idx, axis) for `idx` of x's shape except at `axis`, at any rank:
+    numpy makes one index array per dimension and takes at most 63, so the other dimensions
+    are merged into one (a 2-D take)."""
+    x, idx = np.moveaxis(x, axis, -1), np.moveaxis(idx, axis, -1)
+    rows = math.prod(idx.shape[:-1])
+    taken = np.take_along_axis(x.reshape(rows, x.shape[-1]), idx.reshape(rows, idx.shape[-1]), 1)
+    return np.moveaxis(taken.reshape(idx.shape), -1, axis)
 
 
 def _dot_general(op, lhs, rhs):
@@ -471,8 +481,7 @@ def _arg_winner(kind, values, index, is_float):
         wins = np.where(nan.any(-1, keepdims=True), nan, values == best)
     big = np.iinfo(np.int64).max
     position = np.argmin(np.where(wins, index.astype(np.int64), big), axis=-1)[..., None]
-    return (np.take_along_axis(values, position, -1)[..., 0],
-            np.take_along_axis(index, position, -1)[..., 0])
+    return _take_along(values, position, -1)[..., 0], _take_along(index, position, -1)[..., 0]
 
 
 def _reduce(self, op, xs, env):

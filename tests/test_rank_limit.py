@@ -1,7 +1,7 @@
 """Tensor rank is capped at MAX_RANK (64, numpy's limit) wherever a tensor type is made: the
 type itself, the text parser, the IR builder (an inferred result type), tracing and the `accy
 compile` command. The largest allowed rank compiles and runs on the emulator as the reference
-does, and what the elementwise lowering's memo hashes grows with
+does (constant folding included), and what the elementwise lowering's memo hashes grows with
 the square of the rank, not its cube."""
 import os
 import sys
@@ -106,6 +106,34 @@ def test_accy_compile_reports_the_rank_of_an_ir_file(tmp_path, capsys):
 def test_the_largest_rank_compiles_and_runs_as_the_reference(kind, rng):
     x = rng.standard_normal(shape_of(MAX_RANK)).astype(np.float32)
     check(KINDS[kind], [x], exact=False, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["argmax", "argmin", "take_along_axis"])
+def test_the_largest_rank_runs_arg_reductions_and_gathers_as_the_reference(kind, rng):
+    """numpy's take_along_axis makes an index array per dimension and takes at most 63: the
+    reference's argmax/argmin and along-axis gather must not rely on it."""
+    shape = shape_of(MAX_RANK)
+    x = rng.standard_normal(shape).astype(np.float32)
+    if kind == "take_along_axis":
+        idx = rng.integers(0, 2, shape[:11] + (3,) + shape[12:]).astype(np.int32)
+        check(lambda x, i: ops.take_along_axis(x, i, axis=11), [x, idx])
+    else:
+        check(lambda x: getattr(ops, kind)(x, axis=3 if kind == "argmax" else MAX_RANK - 5), [x])
+
+
+def test_a_constant_gather_at_the_largest_rank_folds_as_the_reference(rng):
+    shape = shape_of(MAX_RANK)
+    x, data = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    idx = rng.integers(0, 2, shape).astype(np.int32)
+
+    def fn(x):
+        return x + ops.take_along_axis(data, idx, axis=19)
+    assert "tensor.gather" in accy.jit(fn).lower(x).print()
+    exe = check(fn, [x])
+    assert "tensor.gather" not in exe.module.print()           # folded when compiling
+    eight = (2,) * 8                    # the dims of 2 (3, 11, 19, ...): axis 19 is the third
+    want = np.take_along_axis(data.reshape(eight), idx.reshape(eight), axis=2).reshape(shape)
+    np.testing.assert_array_equal(exe.run(x, device="emulator"), x + want)
 
 
 def three_twos(rank):
