@@ -4,6 +4,7 @@ compile` command. The largest allowed rank compiles and runs on the emulator as 
 does (constant folding included), and what the elementwise lowering's memo hashes grows with
 the square of the rank, not its cube."""
 import os
+import re
 import sys
 
 import numpy as np
@@ -26,6 +27,7 @@ try:
 finally:
     sys.path.pop(0)
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIMIT = f"at most {MAX_RANK} dimensions"
 
 
@@ -47,12 +49,39 @@ def test_the_limit_is_numpys():
         np.ones((1,) * (MAX_RANK + 1))
 
 
+def test_the_numpy_accy_requires_holds_max_rank():
+    """numpy 1 stops at 32 dimensions: installing and building accy both require numpy 2."""
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        text = f.read()
+    numpys = re.findall(r'"numpy\b([^"]*)"', text)
+    assert len(numpys) == 2, numpys                 # the dependency and the build requirement
+    assert all(re.fullmatch(r">=2(\.\d+)*", spec) for spec in numpys), numpys
+
+
 def test_tensor_type_takes_at_most_max_rank_dims():
     assert TensorType("f32", (1,) * MAX_RANK).rank == MAX_RANK
     for rank in (MAX_RANK + 1, 2048):
         with pytest.raises(ShapeError, match=f"{LIMIT}, got rank {rank}") as e:
             TensorType("i8", (1,) * rank)
-        assert isinstance(e.value, (AccyError, ValueError))
+        assert isinstance(e.value, AccyError)
+        assert isinstance(e.value, ValueError)
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((2, -1), r"dimensions must be >= 0, got \(2, -1\)"),
+    ((2**32, 2**32, 2), r"at most 2\^63 - 1 elements"),
+])
+def test_tensor_type_refuses_other_bad_shapes_with_a_shape_error(shape, message):
+    with pytest.raises(ShapeError, match=message) as e:
+        TensorType("f32", shape)
+    assert isinstance(e.value, ValueError)
+
+
+def test_tracing_names_the_users_line_for_too_many_elements():
+    x = np.ones(2, np.float32)
+    with pytest.raises(ShapeError, match=r"at most 2\^63 - 1 elements") as e:
+        accy.jit(lambda x: ops.broadcast_to(x, (2**32, 2**32, 2))).lower(x)
+    assert "test_rank_limit.py" in str(e.value)
 
 
 def test_parser_rejects_a_rank_past_the_limit_where_the_type_is_written():

@@ -104,12 +104,12 @@ class TensorType(Type):
             raise ShapeError(f"a tensor has at most {MAX_RANK} dimensions, got rank {len(shape)}: "
                              f"merge dimensions (reshape) or split the tensor")
         if any(d < 0 for d in shape):
-            raise ValueError(f"tensor dimensions must be >= 0, got {shape}")
+            raise ShapeError(f"tensor dimensions must be >= 0, got {shape}")
         count = 1
         for d in shape:
             count *= d
         if count > MAX_ELEMENTS or any(d > MAX_ELEMENTS for d in shape):
-            raise ValueError(f"a tensor holds at most 2^63 - 1 elements, got shape {shape}")
+            raise ShapeError(f"a tensor holds at most 2^63 - 1 elements, got shape {shape}")
         self._init_key(("tensor", dtype, shape))
 
     dtype = property(lambda self: self._key[1])
