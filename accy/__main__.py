@@ -20,7 +20,7 @@ importing the user's module or calling its example_inputs(), is one `accy: error
 """
 import argparse
 import math
-import re
+import string
 import sys
 import time
 from importlib import resources
@@ -31,6 +31,7 @@ from accy._core.text import decode_text
 from accy.errors import AccyError
 from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
 from accy.passes.instruments import find_op, read_reproducer
+from accy.safe_names import safe_name
 
 
 def _read(path):
@@ -178,11 +179,14 @@ def _plans(module):
 
 
 MAX_RANDOM_INPUT_BYTES = 1 << 32
+DRAW_CHUNK = 1 << 20        # values drawn (as float32) per step, then cast in place
 
 
 def random_inputs(source, func):
-    """Arrays drawn at random for the arguments of an IR file's function `func` (accy run);
-    an AccyError when they would pass MAX_RANDOM_INPUT_BYTES or memory."""
+    """Arrays drawn at random (standard normal, cast to each argument's dtype) for the
+    arguments of an IR file's function `func` (accy run); an AccyError when they would pass
+    MAX_RANDOM_INPUT_BYTES or memory. The arrays are made in their own dtype and filled
+    DRAW_CHUNK values at a time, so the peak is their size plus one chunk."""
     import numpy as np
     types = [a.type for a in func.regions[0].blocks[0].arguments]
     nbytes = sum(math.prod(t.shape) * ir.numpy_dtype(t.dtype).itemsize for t in types)
@@ -192,11 +196,18 @@ def random_inputs(source, func):
     if nbytes > MAX_RANDOM_INPUT_BYTES:
         raise too_large
     rng = np.random.default_rng(0)
+    arrays = []
     try:
-        return [rng.standard_normal(t.shape, dtype=np.float32).astype(ir.numpy_dtype(t.dtype))
-                for t in types]
+        for t in types:
+            array = np.empty(t.shape, ir.numpy_dtype(t.dtype))
+            flat = array.reshape(-1)
+            for start in range(0, flat.size, DRAW_CHUNK):
+                part = flat[start:start + DRAW_CHUNK]
+                part[...] = rng.standard_normal(part.size, dtype=np.float32)
+            arrays.append(array)
     except MemoryError:
         raise too_large from None
+    return arrays
 
 
 SOURCE_FORMS = "SOURCE is FILE.py:FUNC, package.module:FUNC or an IR text file"
@@ -271,20 +282,19 @@ def _import(where):
         raise AccyError(f"{where}: importing it raised {type(e).__name__}: {e}") from e
 
 
-_UNSAFE_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9_.-]")
+_FILE_NAME = frozenset(string.ascii_letters + string.digits + "_.-")
 MAX_STEM = 200      # leaves room for ".report.txt" within the usual 255-byte name limit
 
 
 def output_stem(name):
     """The file name stem `accy compile` writes a function `name` under, inside its -o folder
-    whatever the name holds (it may come from an IR file): ASCII letters, digits, '_', '-' and
-    '.' are kept and every other character (path separators, NUL, spaces, non-ASCII) becomes
-    '_'; a leading '.' or '-' becomes '_' (so no '..', no hidden file, no name read as an
-    option); at most MAX_STEM characters; an empty name is 'main'."""
-    stem = _UNSAFE_IN_FILE_NAMES.sub("_", name)[:MAX_STEM]
-    if stem[:1] in (".", "-"):
-        stem = "_" + stem[1:]
-    return stem or "main"
+    whatever the name holds (it may come from an IR file), by the rule kernel names follow
+    (accy/safe_names.py): ASCII letters, digits, '_', '-' and '.' are kept and every other
+    character (path separators, NUL, spaces, non-ASCII) becomes '_'; a name starting with
+    anything but a letter, digit or '_' (a '.', a '-' read as an option, nothing) gets '_' in
+    front; at most MAX_STEM characters. A name that had to change ends in '+h' and a hash of
+    the original, so two functions never share a stem ('a/b' and 'a_b' are two files)."""
+    return safe_name(name, _FILE_NAME, _FILE_NAME - set(".-"), "+", MAX_STEM)
 
 
 def _compile(accy, name, fn, arrays, target):
@@ -306,8 +316,40 @@ def _compile(accy, name, fn, arrays, target):
         raise AccyError(f"tracing {name} raised {type(e).__name__}: {e} (at {where})") from e
 
 
-def compile_command(args):
+OUTPUT_SUFFIXES = (".ptx", ".cubin", ".report.txt")
+
+
+def _write_outputs(folder, name, exe):
+    """Write DIR/<stem>.ptx (when accy emitted kernels), .cubin (when the target makes one) and
+    .report.txt; a file of the same stem and one of those suffixes that this run does not
+    write is removed (it belongs to an earlier run, and would be read as this one's)."""
     import os
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, output_stem(name))
+    report = exe.report()
+    contents = {".ptx": exe.ptx or None, ".cubin": exe.cubin, ".report.txt": report + "\n"}
+    written, removed = [], []
+    for suffix in OUTPUT_SUFFIXES:
+        path, data = base + suffix, contents[suffix]
+        if data is not None:
+            with open(path, "wb" if isinstance(data, bytes) else "w",
+                      encoding=None if isinstance(data, bytes) else "utf-8") as f:
+                f.write(data)
+            written.append(path)
+        elif os.path.isfile(path) or os.path.islink(path):
+            os.remove(path)
+            removed.append(path)
+    print(report)
+    if not exe.ptx:
+        print("# no PTX written: accy emitted no kernel of its own (a kernel_call runs the "
+              "PTX given in the IR, as it is; host work runs on the host)")
+    print(f"# wrote {', '.join(written)}")
+    if removed:
+        print(f"# removed {', '.join(removed)}: left by an earlier run, not written by this one")
+    return 0
+
+
+def compile_command(args):
     import numpy as np
     import accy
     name, fn, arrays = load_source(args.source, inputs=args.command == "run")
@@ -325,27 +367,7 @@ def compile_command(args):
                   **({"arch": args.target} if args.target else {}), "artifact_format": "cubin"}
     exe = _compile(accy, name, fn, arrays, target)
     if args.command == "compile":
-        os.makedirs(args.output, exist_ok=True)
-        base = os.path.join(args.output, output_stem(name))
-        written = []
-        if exe.ptx:             # empty when accy emitted no kernel of its own
-            written.append(base + ".ptx")
-            with open(base + ".ptx", "w", encoding="utf-8") as f:
-                f.write(exe.ptx)
-        if exe.cubin is not None:
-            written.append(base + ".cubin")
-            with open(base + ".cubin", "wb") as f:
-                f.write(exe.cubin)
-        report = exe.report()
-        written.append(base + ".report.txt")
-        with open(base + ".report.txt", "w", encoding="utf-8") as f:
-            f.write(report + "\n")
-        print(report)
-        if not exe.ptx:
-            print("# no PTX written: accy emitted no kernel of its own (a kernel_call runs the "
-                  "PTX given in the IR, as it is; host work runs on the host)")
-        print(f"# wrote {', '.join(written)}")
-        return 0
+        return _write_outputs(args.output, name, exe)
     got = exe.run(*arrays, device=args.device)
     want = exe.run(*arrays, device="reference")
     got, want = (got, want) if isinstance(got, (tuple, list)) else ((got,), (want,))

@@ -48,12 +48,81 @@ def test_compile_writes_only_into_the_output_folder(sym_name, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name, stem", [
-    ("main", "main"), ("layer_norm-2.v1", "layer_norm-2.v1"), ("../x", "_._x"), ("/abs", "_abs"),
-    ("a\0b", "a_b"), ("", "main"), ("-o", "_o"), (".", "_"), ("a b\\c", "a_b_c"),
+    ("main", "main"), ("layer_norm-2.v1", "layer_norm-2.v1"), ("../x", "_.._x+h"),
+    ("/abs", "_abs+h"), ("a\0b", "a_b+h"), ("", "_+h"), ("-o", "_-o+h"), (".", "_.+h"),
+    ("a b\\c", "a_b_c+h"),
 ])
 def test_output_stem_rule(name, stem):
-    assert output_stem(name) == stem
+    """Kept as it is, or changed and then marked by '+h' and 8 hex digits of a hash."""
+    got = output_stem(name)
+    if stem.endswith("+h"):
+        assert got.startswith(stem) and len(got) == len(stem) + 8, got
+        assert int(got[-8:], 16) >= 0
+    else:
+        assert got == stem
     assert len(output_stem("n" * 1000)) == 200
+
+
+def test_output_stems_of_different_names_differ(tmp_path, capsys):
+    """'a/b', 'a_b', 'a\\b' and names differing past the length cap: one file set each."""
+    long = "y" * 300
+    names = ["a/b", "a_b", "a\\\\b", "a b", long + "1", long + "2"]
+    for i, sym_name in enumerate(names):
+        source = tmp_path / f"f{i}.mlir"
+        source.write_text(function_ir(sym_name))
+        assert main(["compile", str(source), "-o", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    written = os.listdir(tmp_path / "out")
+    assert len(written) == 2 * len(names) and sorted(written)[0].startswith("a_b"), written
+    assert "a_b.ptx" in written and all(len(w) <= 255 for w in written)
+
+
+def test_a_long_function_name_gives_bounded_kernel_names():
+    import accy
+    import accy.ir as ir
+    from accy.passes.outline import MAX_PREFIX
+    from ptxas_check import assemble
+    name = "z" * 1_000_000
+    exe = accy.compile(ir.parse(function_ir(name), ir.Context()))
+    assert len(exe.ptx) < 10_000 and name not in exe.ptx
+    prefixes = {k.name.split("$k")[0] for k in exe.kernels}
+    assert len(prefixes) == 1 and len(prefixes.pop()) == MAX_PREFIX
+    assemble(exe.ptx)
+    other = accy.compile(ir.parse(function_ir(name[:-1] + "y"), ir.Context()))
+    assert {k.name for k in other.kernels}.isdisjoint(k.name for k in exe.kernels)
+
+
+@pytest.mark.parametrize("name", ["main", "f", "layer_norm", "a" * 100])
+def test_short_kernel_names_are_as_they_were(name):
+    """A name that is already a PTX identifier of at most MAX_PREFIX characters is kept
+    exactly, so the cap changes no PTX of such programs."""
+    import accy
+    import accy.ir as ir
+    exe = accy.compile(ir.parse(function_ir(name), ir.Context()))
+    assert [k.name for k in exe.kernels] == [f"{name}$k0$elementwise"]
+
+
+def test_outputs_an_earlier_run_left_are_removed(tmp_path, capsys):
+    """A --cubin run then a plain one: the .cubin goes; only the exact names of this stem, in
+    the output folder."""
+    source = tmp_path / "f.mlir"
+    source.write_text(function_ir("f"))
+    out = tmp_path / "out"
+    out.mkdir()
+    neighbours = ["f.cubin.bak", "f.txt", "g.cubin", "ff.cubin"]
+    for other in neighbours:
+        (out / other).write_text("not ours")
+    (tmp_path / "f.cubin").write_text("outside the output folder")
+    assert main(["compile", str(source), "-o", str(out), "--cubin"]) == 0
+    assert {"f.ptx", "f.cubin", "f.report.txt"} <= set(os.listdir(out))
+    capsys.readouterr()
+    assert main(["compile", str(source), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert sorted(os.listdir(out)) == sorted(neighbours + ["f.ptx", "f.report.txt"])
+    assert f"# removed {out / 'f.cubin'}: left by an earlier run" in printed
+    assert (tmp_path / "f.cubin").read_text() == "outside the output folder"
+    assert main(["compile", str(source), "-o", str(out)]) == 0
+    assert "# removed" not in capsys.readouterr().out
 
 
 def fake_ptxas(path, body):
@@ -200,6 +269,27 @@ def test_run_of_an_ir_file_checks_its_random_inputs(tmp_path, capsys):
     source.write_text(function_ir("small", "5x7"))
     assert main(["run", str(source), "--device", "emulator"]) == 0
     assert "# ok: small on emulator matches the reference" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("dtype", ["i8", "i1", "f16", "f32"])
+def test_random_inputs_take_their_own_size_plus_one_chunk(dtype):
+    """The 4 GiB cap is the peak: a 1-byte dtype is not drawn whole in float32 first (5x)."""
+    import tracemalloc
+    import accy.ir as ir
+    from accy.__main__ import DRAW_CHUNK, random_inputs
+    t = f"tensor<4096x4096x{dtype}>"
+    func = list(ir.parse(function_ir("f", "4096x4096").replace("tensor<4096x4096xf32>", t),
+                         ir.Context(), verify=False).body)[0]
+    nbytes = 4096 * 4096 * ir.numpy_dtype(func.regions[0].blocks[0].arguments[0].type.dtype
+                                          ).itemsize
+    tracemalloc.start()
+    try:
+        (array,) = random_inputs("f.mlir", func)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert array.nbytes == nbytes and (dtype == "i1" or array.astype(float).std() > 0.3)
+    assert peak <= nbytes + 4 * DRAW_CHUNK + (1 << 20), (peak, nbytes)
 
 
 @pytest.mark.parametrize("shape", ["9223372036854775807", "2305843009213693952",
@@ -389,6 +479,10 @@ def test_a_kernel_call_only_program_writes_no_empty_ptx(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert sorted(os.listdir(out)) == ["user.report.txt"]
     assert "no PTX written" in printed and "kernel twice: kernel_call" in printed
+    (out / "user.ptx").write_text("an earlier run's PTX")
+    assert main(["compile", str(tmp_path / "user.mlir"), "-o", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["user.report.txt"]
+    assert f"# removed {out / 'user.ptx'}" in capsys.readouterr().out
     exe = accy.compile(ir.parse(text, ir.Context()))
     assert exe.ptx == "" and [k.ptx for k in exe.kernels] == [USER_PTX]
     x = np.random.default_rng(8).standard_normal(256).astype(np.float32)

@@ -9,11 +9,11 @@ params) and the launch domain the lowering covers.
 Names are `<function>$k<item>$<kind>` (blocks of an iterate: `<function>$k<item>$cond$k<j>$<kind>`
 and `...$body$...`), so one input gives the same names in any process. The function's part is
 its name when that is a PTX identifier without `$`; else the name with every other character
-turned into `_`, then `$h` and a hash of the original (`kernel_prefix`): the kernels of two
-functions never share a name. A kernel_call
-keeps the user's entry name and launch; a name met twice is an OutlineError. An iterate item
-is no kernel: its outline has no launch and holds the outlines of its cond and body blocks
-(the host runs the loop).
+turned into `_`, cut at MAX_PREFIX characters, then `$h` and a hash of the original
+(`kernel_prefix`, by accy/safe_names.py): the kernels of two functions never share a name.
+A kernel_call keeps the user's entry name and launch; a name met twice is an OutlineError. An
+iterate item is no kernel: its outline has no launch and holds the outlines of its cond and
+body blocks (the host runs the loop).
 
 Launch domains (grid, block, shared bytes), from the target profile's generated schedules:
 the domain each kind's throughput kernel is planned for. (A lowering launches its kernel with
@@ -45,9 +45,8 @@ whatever its grid does not cover (a grid-stride loop per dim), so a capped grid 
 - flash_attention: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
   shared-memory stages; grid (query tiles, batch x heads).
 """
-import hashlib
 import math
-import re
+import string
 from dataclasses import dataclass
 
 from accy._core.types import numpy_dtype
@@ -56,6 +55,7 @@ from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.schedule import DOT_TILE, schedule_plan, trailing
 from accy.passes.shape_layout import buffer_layout, value_numbers
 from accy.passes.target import TargetProfile, target_profile
+from accy.safe_names import safe_name
 
 THREADS = 256           # threads per block of the elementwise, shape and row-packed kernels
 GRID_X_LIMIT = 2 ** 31 - 1
@@ -151,16 +151,17 @@ def _symbol(func):
     return func.attributes.get("sym_name") or "func"
 
 
+_IDENTIFIER = frozenset(string.ascii_letters + string.digits + "_")
+MAX_PREFIX = 100        # a 10 MB sym_name must not give 10 MB kernel names
+
+
 def kernel_prefix(func):
-    """The function's name as a PTX identifier prefix. A name that had to change (characters
-    PTX does not allow become `_`) gets `$h` and a hash of the original, so two functions
+    """The function's name as a PTX identifier prefix, by `safe_name`: a name that had to change
+    (characters PTX does not allow become `_`, a leading digit gets `_` before it, past
+    MAX_PREFIX characters it is cut) ends in `$h` and a hash of the original, so two functions
     never share a prefix; an unchanged name has no `$`, the separator of what follows."""
-    original = str(_symbol(func))
-    name = re.sub(r"[^A-Za-z0-9_]", "_", original)
-    name = name if re.match(r"[A-Za-z_]", name) else "_" + name
-    if name != original:
-        name += "$h" + hashlib.blake2b(original.encode(), digest_size=4).hexdigest()
-    return name
+    return safe_name(str(_symbol(func)), _IDENTIFIER, _IDENTIFIER - set(string.digits), "$",
+                     MAX_PREFIX)
 
 
 def compute_outline_plan(func, schedule, target):
