@@ -77,8 +77,9 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
   lg2.approx.ftz (log), tanh.approx, sin/cos.approx.ftz; expm1, log1p, erf, pow and rem stay
   exact. f64 is the same in both tiers. `kl.exp2 {approx}` is ex2.approx.ftz.f32 in both.
 - convert: float->float and int->float round once (cvt.rn; int->bf16 and f64->bf16 through an
-  f32 rounded to odd, since sm_80 has no direct form); float->int `cvt.rzi` (saturating, NaN ->
-  0), clamped for i16/i8/u8; int->int truncates and re-extends; to i1 `x != 0` (setp.ne/.neu);
+  f32 rounded to odd, since sm_80 has no direct form); float->int `cvt.rzi` (saturating), clamped
+  for i16/i8/u8, NaN -> 0 (a `selp` on `setp.nan` from f64 or to i64, where cvt.rzi gives
+  1 << (width - 1)); int->int truncates and re-extends; to i1 `x != 0` (setp.ne/.neu);
   from i1 0 or 1 (selp).
 
 Unsupported (UnsupportedError): transcendentals and pow on f64 (the compiler runs such a kernel
@@ -1206,12 +1207,13 @@ class _Kernel:
             return self.narrow32(self.op("mov.b32", odd, cls="f"), "bf16")
         if src in floats:                               # float -> integer, saturating
             y, t = (self.widen32(x, src), "f32") if src in ("f16", "bf16") else (x, src)
-            if dst == "i64":
-                return self.op(f"cvt.rzi.s64.{t}", y)
+            it = {"i64": "s64", "u8": "u32"}.get(dst, "s32")
+            v = self.op(f"cvt.rzi.{it}.{t}", y)
+            if t == "f64" or dst == "i64":      # the ISA gives 1 << (width - 1) for a NaN here
+                v = self.op(f"selp.b{it[1:]}", 0, v, self.op(f"setp.nan.{t}", y, y))
             if dst == "u8":
-                return self.op("min.u32", self.op(f"cvt.rzi.u32.{t}", y), 255)
-            v = self.op(f"cvt.rzi.s32.{t}", y)
-            if dst == "i32":
+                return self.op("min.u32", v, 255)
+            if dst in ("i32", "i64"):
                 return v
             lo, hi = (-128, 127) if dst == "i8" else (-32768, 32767)
             return self.op("min.s32", self.op("max.s32", v, lo), hi)
