@@ -1,32 +1,30 @@
 """Shared by the emulator tests: the CUDA test kernels (tests/emulator_kernels/*.cu) compiled
 once per session with `nvcc -arch=sm_90 -ptx` (the `ptx` fixture, in conftest.py), and `load`."""
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from accy.runtime.emulator import Emulator
 
+from child_process import run_bounded
+
 KERNELS = Path(__file__).parent / "emulator_kernels"
 
 
 def compile_kernels(out):
-    """PTX text of every tests/emulator_kernels/*.cu by stem, compiled in parallel into `out`;
-    skips the test if nvcc is missing."""
+    """PTX text of every tests/emulator_kernels/*.cu by stem, compiled into `out` (one nvcc at
+    a time, each bounded by its CPU time: a few seconds in all); skips the test if nvcc is
+    missing."""
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not on PATH: the CUDA toolkit is needed to compile the test kernels")
-    jobs = {}
+    texts = {}
     for cu in sorted(KERNELS.glob("*.cu")):
         target = out / f"{cu.stem}.ptx"
-        jobs[cu.stem] = (target, subprocess.Popen(
-            ["nvcc", "-arch=sm_90", "-ptx", str(cu), "-o", str(target)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    texts = {}
-    for stem, (target, proc) in jobs.items():
-        _, err = proc.communicate()
-        assert proc.returncode == 0, f"nvcc failed on {stem}.cu:\n{err}"
-        texts[stem] = target.read_text()
+        done = run_bounded(["nvcc", "-arch=sm_90", "-ptx", str(cu), "-o", str(target)],
+                           capture_output=True, text=True)
+        assert done.returncode == 0, f"nvcc failed on {cu.name}:\n{done.stderr}"
+        texts[cu.stem] = target.read_text()
     return texts
 
 

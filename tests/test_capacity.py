@@ -1,7 +1,6 @@
 """Capacity limits (refused changes leave the Context exactly as before) and fingerprints."""
 import dataclasses
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -9,6 +8,7 @@ import pytest
 
 from accy.ir import (Block, Builder, Capacity, CapacityError, Context, DenseAttr, Module,
                      SymbolRefAttr, TensorType, parse)
+from child_process import run_bounded
 from conftest import F32, I32, build_func, counts
 
 FIELDS = ["max_operations", "max_values", "max_blocks", "max_attribute_bytes",
@@ -364,8 +364,8 @@ def test_fingerprint_stable_across_processes():
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, cwd=root)
+        out = run_bounded([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=root)
         assert out.returncode == 0, out.stderr
         outputs.add(tuple(out.stdout.split()))
     assert outputs == {(_fp_ir().fingerprint(), _fp_ir(attr=4).fingerprint())}

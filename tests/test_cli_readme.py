@@ -7,12 +7,16 @@ import sys
 
 import pytest
 
+from child_process import run_bounded
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_accy(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "accy", *args], capture_output=True, text=True,
-                          input=stdin)
+    """`accy ARGS` in a fresh process, reading `stdin` (a string), else nothing."""
+    feed = {"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}
+    return run_bounded([sys.executable, "-m", "accy", *args], capture_output=True, text=True,
+                       **feed)
 
 
 def test_readme_tour_runs():
@@ -74,9 +78,9 @@ def test_ir_benchmark_runs_small():
 
 def test_pass_benchmark_runs_small():
     """bench/passes.py end to end at a tiny size without peers: every case runs and prints."""
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "passes.py"), "--n", "300",
-                        "--repeats", "1", "--no-peers"], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": ROOT})
+    r = run_bounded([sys.executable, os.path.join(ROOT, "bench", "passes.py"), "--n", "300",
+                     "--repeats", "1", "--no-peers"], capture_output=True, text=True,
+                    env={**os.environ, "PYTHONPATH": ROOT})
     assert r.returncode == 0, r.stderr
     for case in ("canonicalize (i32)", "cse (dup)", "dce (dead)", "cache hit (Cython)"):
         assert case in r.stdout

@@ -6,7 +6,6 @@ accepted by ptxas."""
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import ml_dtypes
@@ -14,6 +13,8 @@ import numpy as np
 import pytest
 
 from accy.runtime.emulator import Emulator, KernelFault, PtxError
+
+from child_process import run_bounded
 
 KERNELS = Path(__file__).parent / "emulator_kernels"
 PTX_FILES = sorted(KERNELS.glob("*.ptx"))
@@ -61,8 +62,8 @@ def rng():
 def test_ptxas_accepts(path):
     if shutil.which("ptxas") is None:
         pytest.skip("ptxas is not on PATH: the CUDA toolkit is needed to check the PTX")
-    done = subprocess.run(["ptxas", "-arch=sm_90", str(path), "-o", os.devnull],
-                          capture_output=True, text=True)
+    done = run_bounded(["ptxas", "-arch=sm_90", str(path), "-o", os.devnull],
+                       capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
 

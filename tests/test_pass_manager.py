@@ -4,7 +4,6 @@ instruments: timing, IR printing, crash reproducers, and the `accy opt` command 
 import io
 import os
 import re
-import subprocess
 import sys
 import textwrap
 
@@ -18,6 +17,8 @@ from accy.passes import (AnalysisDescriptor, CrashReproducer, Instrument, Nest, 
                          register_pass, registered_passes)
 from accy.passes import pipeline as pipeline_module
 from accy.passes.instruments import read_reproducer
+
+from child_process import run_bounded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -668,8 +669,8 @@ def test_cli_writes_a_reproducer_and_prints_ir(tmp_path, capsys):
 
 def run_python(*args):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT)
+    return run_bounded([sys.executable, *args], capture_output=True, text=True, env=env,
+                       cwd=ROOT)
 
 
 def test_accy_opt_runs_a_pipeline_with_timing(tmp_path):

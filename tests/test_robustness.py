@@ -1,6 +1,5 @@
 """Misuse of the API and hostile input: always an accy error (or TypeError/ValueError for bad
 arguments), never a crash, a leak or a silently wrong answer."""
-import subprocess
 import sys
 
 import pytest
@@ -8,6 +7,8 @@ import pytest
 import accy.ir as ir
 from accy.ir import (Builder, Context, FunctionType, IRError, Module, OpaqueType, OpDef,
                      ParseError, TensorType, VerifyError, parse, register_dialect)
+
+from child_process import run_bounded
 
 F32 = TensorType("f32", ())
 
@@ -63,7 +64,7 @@ def test_deep_region_text_in_a_subprocess_is_a_parse_error():
             "t = 'x.y ({\\n' * 1001 + '})\\n' * 1001\n"
             "try:\n    ir.parse(t, ir.Context(allow_unregistered=True))\n"
             "except ir.ParseError as e:\n    print('ParseError', 'nesting too deep' in str(e))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = run_bounded([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ParseError True", out.stderr
 
 
