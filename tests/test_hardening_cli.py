@@ -1,13 +1,18 @@
 """Hostile or careless input to the `accy` command and the compile API: files land only where
 asked, only the installed ptxas runs (and never forever), and every mistake is one clear
 `accy: error:` line (or an accy error from the API), never a traceback."""
+import ctypes
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from accy.__main__ import main, output_stem
+
+from child_process import run_bounded
 
 
 def function_ir(sym_name, shape="4x8"):
@@ -155,8 +160,8 @@ def test_a_ptxas_in_the_current_folder_never_runs(how, tmp_path):
     env = {**os.environ, "PATH": os.pathsep.join(["", "bin", ".", "nvidia/cu12/bin",
                                                   str(no_ptxas)])}
     env.pop("PYTHONPATH", None)
-    r = subprocess.run([sys.executable, *how], cwd=tmp_path, env=env,
-                       capture_output=True, text=True)
+    r = run_bounded([sys.executable, *how], cwd=tmp_path, env=env, capture_output=True,
+                    text=True)
     assert r.returncode == 0, r.stderr
     ran = [p for p in PLANTED_PTXAS if (tmp_path / p).parent.joinpath("RAN").exists()]
     assert ran == [], f"ran {ran}"
@@ -182,24 +187,51 @@ def test_ptxas_from_the_installed_wheel_is_found_by_its_metadata(tmp_path, monke
     assert ptxas.find_ptxas() is None
 
 
+PR_SET_CHILD_SUBREAPER = 36        # linux/prctl.h
+
+
+def reaping_orphans(on):
+    """Make this process the one that adopts its descendants' orphans (Linux's child
+    subreaper), so that it can wait for a grandchild; `on=False` undoes it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
 def test_a_hanging_ptxas_is_stopped_with_a_clear_error(tmp_path, monkeypatch):
     """A ptxas that never finishes (here: a script whose child sleeps) is killed, with its
-    children, after ACCY_PTXAS_TIMEOUT seconds; accy.compile raises PtxasError."""
+    children, after ACCY_PTXAS_TIMEOUT seconds; accy.compile raises PtxasError. ptxas's time
+    limit starts only once the script has started its child and written the child's pid (so
+    however slowly the script runs, the kill finds the child), and this process adopts the
+    orphaned child to see how it ended: by SIGKILL, not by its 600 s sleep running out."""
     import numpy as np
     import accy
     from accy.lowering.ptxas import PtxasError
+    child_pid = tmp_path / "child_pid"
     fake_ptxas(tmp_path / "bin" / "ptxas",
-               f'sleep 600 &\necho $! > "{tmp_path}/child"\necho $$ > "{tmp_path}/shell"\n'
+               f'sleep 600 &\necho $! > "{child_pid}.tmp"\nmv "{child_pid}.tmp" "{child_pid}"\n'
                "wait\n")
+
+    class Started(subprocess.Popen):
+        """Returns once the script has written the pid (atomically: a rename) or ended."""
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            while not child_pid.exists() and self.poll() is None:
+                time.sleep(0.01)
+    monkeypatch.setattr(subprocess, "Popen", Started)
     monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + os.environ["PATH"])
     monkeypatch.setenv("ACCY_PTXAS_TIMEOUT", "2")
     x = np.random.default_rng(2).standard_normal(16).astype(np.float32)
-    with pytest.raises(PtxasError, match="did not finish within 2 s.*ACCY_PTXAS_TIMEOUT"):
-        accy.compile(lambda x: x + 1, x, target={"arch": "sm_90", "artifact_format": "cubin"})
-    for name in ("shell", "child"):
-        pid = int((tmp_path / name).read_text())
-        assert not os.path.exists(f"/proc/{pid}") or " Z " in open(f"/proc/{pid}/stat").read(), \
-            f"ptxas's {name} process still runs"
+    reaping_orphans(True)
+    try:
+        with pytest.raises(PtxasError, match="did not finish within 2 s.*ACCY_PTXAS_TIMEOUT"):
+            accy.compile(lambda x: x + 1, x, target={"arch": "sm_90", "artifact_format": "cubin"})
+        # ours once the shell is gone (ChildProcessError if ptxas's wait left the shell running)
+        _, status = os.waitpid(int(child_pid.read_text()), 0)
+    finally:
+        reaping_orphans(False)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, \
+        f"ptxas's child ended with status {status:#x}, not killed"
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "soon", "nan", "inf"])
@@ -499,8 +531,9 @@ def several_kinds(x, w, n):
 @pytest.mark.parametrize("limit", [{"max_analysis_entries": n} for n in range(0, 9)] +
                          [{"max_analysis_bytes": n} for n in (0, 64, 512, 2048, 8192, 32768)])
 def test_compile_under_a_small_analysis_capacity(limit):
-    """The analysis cache evicts (or cannot hold) the plans accy.compile reads after its
-    passes: it takes them again instead of failing, and the kernels compute the same."""
+    """The analysis cache evicts (or cannot hold) the plans accy.compile takes: it compiles
+    all the same, its kernels are lowered from the very plans the executable holds, and they
+    compute the same."""
     import numpy as np
     import accy
     import accy.ir as ir
@@ -510,11 +543,11 @@ def test_compile_under_a_small_analysis_capacity(limit):
             rng.standard_normal((24, 16)).astype(np.float32), np.asarray(3, np.int32)]
     module = accy.jit(several_kinds).lower(*args)
     small = module.clone(ir.Context(capacity=ir.Capacity(**limit)))
-    try:
-        exe = accy.compile(small)
-    except accy.CapacityError as e:           # the one other outcome allowed
-        assert "max_analysis" in str(e)
-        return
+    exe = accy.compile(small)
+    outlines = exe.outlines.kernels()
+    assert len(exe.kernels) == len(outlines) > 0
+    assert all(k.outline is o for k, o in zip(exe.kernels, outlines))
+    assert exe.ptx == accy.compile(module).ptx
     assemble(exe.ptx)
     want = accy.compile(module).run(*args, device="reference")
     for got, expected in zip(exe.run(*args, device="emulator"), want):
