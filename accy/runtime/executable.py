@@ -34,7 +34,6 @@ from accy.errors import AccyError, ShapeError, TypeError as DTypeError
 from accy.runtime.devices import DEVICES, DeviceUnavailable, best_device, open_device
 
 PREPARE = "canonicalize,cse"
-PLAN = "shape,schedule,outline,bufferize,kernelize"
 
 
 def _nbytes(value):
@@ -580,15 +579,16 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     # imported here: `import accy` stays cheap for programs that only trace
     from accy._core.analysis import AnalysisCache, AnalysisScope
     from accy._core.attributes import DictAttr
-    from accy._core.context import Context, Module
+    from accy._core.context import Context, Module, Operation
     from accy.frontend.jit import Jit, signature, trace
     from accy.lowering.iterate import plan_loop
-    from accy.lowering.kernelize import kernelization
+    from accy.lowering.kernelize import compute_kernelization
     from accy.lowering.ptx import emit_module
     from accy.passes import PassManager
     from accy.passes.bufferize import buffer_plan
     from accy.passes.outline import outline_plan
     from accy.passes.schedule import schedule_plan
+    from accy.passes.shape_layout import shape_layout
     from accy.passes.target import ATTRIBUTE, read_target_profile, target_profile
     timings = {}
     t0 = time.perf_counter()
@@ -600,6 +600,10 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     elif callable(fn):
         inner = fn.__wrapped__ if isinstance(fn, Jit) else fn
         module, rebuild = trace(inner, [signature(a) for a in example_args])
+    elif isinstance(fn, Operation) and fn.name == "builtin.module":
+        raise DTypeError("accy.compile takes a module as the Module object accy.ir.parse or "
+                         "accy.jit(f).lower(...) gives, got a builtin.module as a plain "
+                         "Operation (an op's parent_op, or Operation.clone): pass that Module")
     else:
         raise DTypeError(f"accy.compile takes a function, an accy.jit function or a module, "
                          f"got {type(fn).__name__}")
@@ -615,23 +619,26 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     cache = AnalysisCache(module.context)
     PassManager(PREPARE).run(module, cache)
     t2 = time.perf_counter()
-    PassManager(PLAN).run(module, cache)
     funcs = [op for op in module.body if op.name == "builtin.func"]
     if len(funcs) != 1:
         raise AccyError(f"accy.compile takes a module with one function, got {len(funcs)}")
     func = funcs[0]
-    # The plans are taken under a lease of their own, never ended: they stay pinned (or, past
-    # a small Capacity, uncached but alive) as long as the Executable holds the cache. One the
-    # budget evicted after the passes is computed again, in dependency order.
-    held = AnalysisScope(cache, func, "accy.compile", cache.begin_lease())
+    # The plans (what the shape, schedule, outline, bufferize and kernelize passes compute) are
+    # taken here, each once, in dependency order, under a lease of the compile's own that is
+    # never ended: they stay pinned (or, past a small Capacity, uncached but alive) as long as
+    # the Executable holds the cache. The kernels are lowered from these very objects, not
+    # through the cache (which a small Capacity cannot make hold them), so the executable's
+    # plans are the ones its kernels were lowered from.
+    held = AnalysisScope(cache, func, "", cache.begin_lease())   # errors name the analysis
+    profile = target_profile(held, module)
+    layout = shape_layout(held, func)
     schedule = schedule_plan(held, func)
     outlines = outline_plan(held, func)
     buffers = buffer_plan(held, func)
-    kernelized = kernelization(held, func)
+    kernelized = compute_kernelization(func, schedule, outlines, layout, profile)
     loops = {item.id: plan_loop(item, buffers) for item in schedule.items
              if item.kind == "iterate" and item.id in buffers.nested}
     t3 = time.perf_counter()
-    profile = target_profile(held, module)
     ours = [k.kernel for k in kernelized.kernels if k.kernel is not None]
     ptx = emit_module(ours, arch=profile.arch, ptx_version=profile.ptx_version,
                       math_tier=profile.math_tier) if ours else ""
