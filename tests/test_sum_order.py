@@ -1,8 +1,9 @@
-"""Float sums follow the orders docs/compile.md ("Order of float sums") states, also where they
-overflow: the reference folds a row sequentially, the block-per-row kernel lets thread t fold
-elements t, t + T, ... and combines the partials. A row whose strided partials overflow to both
-+inf and -inf is NaN on the kernel and inf in the reference; rows that stay finite agree within
-rounding."""
+"""Float sums where they overflow, as docs/compile.md ("Order of float sums") tells them: the
+reference's result is a sequential f32 fold's, bit for bit; the block-per-row kernel runs the
+T = 128 threads the docs name, and a Python model of its documented order (thread t folds
+elements t, t + T, ..., then the partials are combined) has partials of +inf and -inf, so that
+every combination is NaN, which the kernel gives (its own partials are not observed). Rows
+that stay finite agree within rounding."""
 import numpy as np
 
 import accy
@@ -30,11 +31,12 @@ def test_an_overflowing_sum_follows_each_sides_documented_order(rng):
     (kernel,) = exe.kernels
     assert kernel.schedule == "block per row, registers", exe.report()
     threads = kernel.launch.block[0]
+    assert threads == 128, kernel.launch             # the T docs/compile.md names
     want, got = exe.run(x, device="reference"), exe.run(x, device="emulator")
 
     assert [sequential(row) for row in x] == list(want)     # bit for bit, inf included
     assert want[0] == np.inf
-    partials = [sequential(x[0, t::threads]) for t in range(threads)]
+    partials = [sequential(x[0, t::threads]) for t in range(threads)]     # the model
     assert np.inf in partials and -np.inf in partials       # so every combination is NaN
     assert np.isnan(got[0])
 
