@@ -1325,7 +1325,8 @@ def parse(text, Context context=None, *, verify=True):
                              f"{e.start})") from None
     elif isinstance(text, (bytes, bytearray, memoryview)):
         data = bytes(text)
-        decode_text(data)
+        if not data.isascii():      # (ASCII is UTF-8: no need to decode it to know)
+            decode_text(data)       # the parser reads the bytes; this only finds a bad offset
     else:
         raise TypeError("parse() takes str or bytes")
     if b"\x00" in data:
