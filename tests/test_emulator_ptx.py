@@ -5,13 +5,13 @@ and instruction, the block and thread, and the address. Every .ptx file there mu
 accepted by ptxas."""
 import os
 import re
-import shutil
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 
+from accy.lowering.ptxas import find_ptxas
 from accy.runtime.emulator import Emulator, KernelFault, PtxError
 
 from child_process import run_bounded
@@ -60,9 +60,10 @@ def rng():
 
 @pytest.mark.parametrize("path", PTX_FILES, ids=[p.name for p in PTX_FILES])
 def test_ptxas_accepts(path):
-    if shutil.which("ptxas") is None:
-        pytest.skip("ptxas is not on PATH: the CUDA toolkit is needed to check the PTX")
-    done = run_bounded(["ptxas", "-arch=sm_90", str(path), "-o", os.devnull],
+    ptxas = find_ptxas()
+    if ptxas is None:
+        pytest.skip("ptxas is not installed: the CUDA toolkit is needed to check the PTX")
+    done = run_bounded([ptxas, "-arch=sm_90", str(path), "-o", os.devnull],
                        capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
@@ -231,6 +232,18 @@ def test_label_in_front_of_a_scope():
     i = np.arange(n, dtype=np.uint32)
     np.testing.assert_array_equal(dev.from_device(out, n, np.uint32),
                                   np.where(i < 3, i, i + 100) * 2 + 1)
+
+
+def test_32_bit_address_register_plus_offset_wraps(rng):
+    """A 32-bit base register below a variable plus an offset that reaches it wraps at 2^32,
+    for shared scalar, vector and atomic accesses and a local one (it faulted at 2^32 + x)."""
+    n = 128
+    x = rng.integers(0, 2**32 - 1, n, dtype=np.uint32)
+    dev, fn = load("edge_cases.ptx", "wrapped_addresses")
+    out = dev.mem_alloc(8 * n)
+    fn(dev.to_device(x), out, block=(n, 1, 1))
+    np.testing.assert_array_equal(dev.from_device(out, (n, 2), np.uint32),
+                                  np.stack([x, x + np.uint32(1)], 1))
 
 
 # ---- integer multiply, shifts, division 

@@ -250,9 +250,15 @@ class Machine:
 
     def _make_addresser(self, operand, _):
         base = operand.base
-        if isinstance(base, Reg):       # the register's bits, zero-extended, plus the offset
-            reg, offset = self.regs[base.name], np.uint64(operand.offset % (1 << 64))
-            return lambda idx: reg[idx].astype(np.uint64) + offset
+        if isinstance(base, Reg):
+            # the register's bits plus the offset, modulo the register's width (a 32-bit
+            # shared address minus 128 plus 128 is the address again), then zero-extended
+            reg = self.regs[base.name]
+            if reg.dtype.itemsize == 8:
+                offset = np.uint64(operand.offset % (1 << 64))
+                return lambda idx: reg[idx] + offset
+            offset = reg.dtype.type(operand.offset % (1 << 8 * reg.dtype.itemsize))
+            return lambda idx: (reg[idx] + offset).astype(np.uint64)
         count = self._count
         if isinstance(base, Symbol):
             return lambda idx: np.full(count(idx), self.symbol_address(base.name) +
