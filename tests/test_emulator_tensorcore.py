@@ -9,11 +9,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from accy.lowering.ptxas import find_ptxas
 from accy.runtime.emulator import Emulator, KernelFault
 
 BF16 = ml_dtypes.bfloat16
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
-needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not installed")
+needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
 
 CUDA = r"""
 #include <cuda_bf16.h>
@@ -583,7 +584,7 @@ def test_cp_async_read_before_wait_is_a_race(kernels):
 @needs_ptxas
 def test_hand_written_ptx_passes_ptxas(tmp_path):
     (tmp_path / "h.ptx").write_text(HAND_PTX)
-    result = subprocess.run(["ptxas", "-arch=sm_90", str(tmp_path / "h.ptx"), "-o",
+    result = subprocess.run([find_ptxas(), "-arch=sm_90", str(tmp_path / "h.ptx"), "-o",
                              str(tmp_path / "h.cubin")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
@@ -638,13 +639,19 @@ INT_MMA = [("imma_m16n8k32_s8_s8", 16, 8, 32), ("imma_m16n8k32_u8_s8", 16, 8, 32
 @pytest.mark.parametrize("name, M, N, K", INT_MMA, ids=[x[0] for x in INT_MMA])
 def test_integer_mma(ptx, rng, name, M, N, K):
     """D = A B + C exactly, wrapped to 32 bits, or clamped with .satfinite: the first rows of
-    C sit at INT_MAX and INT_MIN so that the products pass them."""
+    C sit at INT_MAX and INT_MIN, and the products into D[0, 0] (and D[1, 1] where a type is
+    signed) are their types' extremes, so that sums pass INT_MAX (and INT_MIN) on every draw."""
     from emulator_helpers import load
     atype, btype = [name[-2:]] * 2 if name.startswith("wmma") else name.split("_")[2:4]
     A = rng.integers(0, 256, (M, K)).astype(np.uint8)
     Bt = rng.integers(0, 256, (N, K)).astype(np.uint8)
     C = rng.integers(-2**31, 2**31, (M, N)).astype(np.int32)
     C[0], C[1] = 2**31 - 1 - rng.integers(0, 1000, N), -2**31 + rng.integers(0, 1000, N)
+    top = {"s8": 0x7F, "u8": 0xFF}                  # the largest value's bits
+    A[0], Bt[0] = top[atype], top[btype]            # D[0, 0] = C[0, 0] + K * max * max
+    if "s8" in (atype, btype):                      # D[1, 1] = C[1, 1] + K * -128 * max
+        A[1] = 0x80 if atype == "s8" else top[atype]
+        Bt[1] = 0x80 if atype != "s8" else top[btype]
     dev, fn = load(ptx, "integer_mma", name)
     out = dev.mem_alloc(4 * M * N)
     fn(dev.to_device(A), dev.to_device(Bt), dev.to_device(C), out, block=(32, 1, 1))
@@ -655,6 +662,8 @@ def test_integer_mma(ptx, rng, name, M, N, K):
         expected = np.clip(exact, -2**31, 2**31 - 1).astype(np.int32)
     else:
         expected = exact.astype(np.uint64).astype(np.uint32).view(np.int32)
-    assert (exact != expected).any()            # some sums did pass the int32 range
+    assert exact[0, 0] > 2**31 - 1
+    if "s8" in (atype, btype):
+        assert exact[1, 1] < -2**31
     np.testing.assert_array_equal(dev.from_device(out, (M, N), np.int32), expected)
 
