@@ -16,6 +16,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from accy.lowering.ptxas import find_ptxas
 from accy.runtime.emulator import Emulator, KernelFault, PtxError
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -32,7 +33,7 @@ UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 FMT = {"f16": (11, -14, 15), "bf16": (8, -126, 127), "f32": (24, -126, 127),
        "f64": (53, -1022, 1023)}
 N = 512
-PTXAS = shutil.which("ptxas")
+PTXAS = find_ptxas()
 
 
 # ---- harness ---------------------------------------------------------------------------------
