@@ -6,8 +6,9 @@
     accy opt FILE [options]    read IR text (accy or MLIR generic form; '-' for stdin), verify
                                it, run a pass pipeline on it (--pipeline) and print the result
     accy compile SOURCE [--target sm_90] [--cubin] [-o DIR]
-                               compile a function to PTX; write DIR/<name>.ptx (and with
-                               --cubin, ptxas's DIR/<name>.cubin) and a report
+                               compile a function to PTX; write DIR/<stem>.ptx (and with
+                               --cubin, ptxas's DIR/<stem>.cubin) and a report, and remove
+                               those files of <stem> that an earlier run left (output_stem)
     accy run SOURCE [--device emulator|cuda|reference]
                                compile, run on the example inputs and check against the
                                reference interpreter
@@ -16,7 +17,8 @@ SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` g
 arguments as a list or tuple; an `accy.jit` function or a plain one), or an IR text file with
 one function (compiled from its signature; `run` draws its inputs at random). An existing file
 is an IR file even with a ':' in its path. Every mistake, and an exception raised while
-importing the user's module or calling its example_inputs(), is one `accy: error:` line.
+importing the user's module, calling its example_inputs() or tracing the function (naming the
+user's line), is one `accy: error:` line.
 """
 import argparse
 import math
