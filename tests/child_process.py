@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-CPU_SECONDS = 300           # far above any child here (the largest uses about 10 s)
+CPU_SECONDS = 120           # far above any child here (the largest takes about 2 s)
 BACKSTOP_SECONDS = 600
 
 
