@@ -582,7 +582,7 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     from accy._core.context import Context, Module, Operation
     from accy.frontend.jit import Jit, signature, trace
     from accy.lowering.iterate import plan_loop
-    from accy.lowering.kernelize import compute_kernelization
+    from accy.lowering.kernelize import KERNELIZATION, compute_kernelization
     from accy.lowering.ptx import emit_module
     from accy.passes import PassManager
     from accy.passes.bufferize import buffer_plan
@@ -626,16 +626,21 @@ def compile(fn, *example_args, target=None):  # noqa: A001 - accy.compile, by de
     # The plans (what the shape, schedule, outline, bufferize and kernelize passes compute) are
     # taken here, each once, in dependency order, under a lease of the compile's own that is
     # never ended: they stay pinned (or, past a small Capacity, uncached but alive) as long as
-    # the Executable holds the cache. The kernels are lowered from these very objects, not
-    # through the cache (which a small Capacity cannot make hold them), so the executable's
-    # plans are the ones its kernels were lowered from.
+    # the Executable holds the cache. The kernels are lowered from these very objects (the
+    # kernelize pass's computation would ask the cache again, which a small Capacity cannot
+    # make hold them), so the executable's plans are the ones its kernels were lowered from.
     held = AnalysisScope(cache, func, "", cache.begin_lease())   # errors name the analysis
     profile = target_profile(held, module)
     layout = shape_layout(held, func)
     schedule = schedule_plan(held, func)
     outlines = outline_plan(held, func)
     buffers = buffer_plan(held, func)
-    kernelized = compute_kernelization(func, schedule, outlines, layout, profile)
+    # Kept in the cache (which closes it with the Executable), but computed from these objects;
+    # the cache is new, so nothing else can have computed it first.
+    kernelized = held.get_analysis(
+        func, KERNELIZATION,
+        lambda op, scope: compute_kernelization(op, schedule, outlines, layout, profile),
+        lambda analysis: analysis.close())
     loops = {item.id: plan_loop(item, buffers) for item in schedule.items
              if item.kind == "iterate" and item.id in buffers.nested}
     t3 = time.perf_counter()
