@@ -5,6 +5,7 @@ with a local-memory stack array), precise float ones, __noinline__ functions wit
 arguments and a result, recursion, and calls taken by only some lanes. Results are compared
 with numpy in float64 within the CUDA math library's documented error bounds."""
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -105,6 +106,25 @@ def test_recursion_with_local_arrays(ptx, rng):
     np.testing.assert_array_equal(dev.from_device(out, n, np.int32), expected)
 
 
+def _descend(n, x):
+    """functions.cu's descend: level k (n down to 1) adds its x plus arr[k & 7]'s offset."""
+    total = sum(x + (n - k) + (k & 7) for k in range(n, 0, -1))
+    return total + x + n + ((x + n) & 7)
+
+
+def test_deep_recursion(ptx, rng):
+    """Recursion 2000 to 2003 levels deep, the depth differing by lane (so the warp's call
+    stacks diverge at the bottom), each level with its own local array."""
+    n = 64
+    depth = (2000 + rng.integers(0, 4, n)).astype(np.int32)
+    seed = rng.integers(-10**5, 10**5, n).astype(np.int32)
+    dev, fn = load(ptx, "functions", "deep_recursion")
+    out = dev.mem_alloc(4 * n)
+    fn(dev.to_device(depth), dev.to_device(seed), out, block=(n, 1, 1))
+    expected = np.array([_descend(int(d), int(x)) for d, x in zip(depth, seed)], np.int32)
+    np.testing.assert_array_equal(dev.from_device(out, n, np.int32), expected)
+
+
 def test_divergent_calls_then_barrier_and_shuffle(ptx, rng):
     """Only lanes tid % 3 == 0 call; the others wait for them at __syncthreads and the
     shuffle, as on a GPU (the callers must not be left behind inside the function)."""
@@ -175,6 +195,40 @@ def test_endless_recursion_is_a_fault_not_a_hang():
     with pytest.raises(KernelFault, match=r"kernel endless, line \d+ `call \(d1\), down, "
                                           r"\(d0\)`.*nested 4096 deep"):
         module.get_function("endless")(dev.mem_alloc(4), block=(2, 1, 1))
+
+
+def test_runaway_recursion_with_local_frames_faults_at_the_stack_limit():
+    """1024 threads recursing with 256-byte frames fault once their call stacks (frames and
+    saved registers) would pass MAX_LAUNCH_STACK: a few hundred levels, long before the
+    per-thread limit or the 4096-call depth."""
+    from accy.runtime.emulator.calls import MAX_LAUNCH_STACK
+    dev, module = _calls()
+    with pytest.raises(KernelFault, match="more than the emulator's") as fault:
+        module.get_function("endless_frames")(dev.mem_alloc(4), block=(1024, 1, 1))
+    total, frames, saved = map(int, re.search(r"need (\d+) bytes \((\d+) of local memory "
+                                              r"for 1024 threads' frames, (\d+) of saved",
+                                              str(fault.value)).groups())
+    assert total == frames + saved > MAX_LAUNCH_STACK
+    # it tripped at the first frame or save past the limit: one frame (256 bytes a thread)
+    # or one level's saved register (8 bytes a thread) before, it fit
+    assert total - 1024 * 256 <= MAX_LAUNCH_STACK
+
+
+def test_parameter_address_is_a_local_address():
+    n = 40
+    dev, module = _calls()
+    out = dev.mem_alloc(4 * n)
+    module.get_function("param_address")(out, block=(n, 1, 1))
+    np.testing.assert_array_equal(dev.from_device(out, n, np.int32), 2 * (np.arange(n) + 21))
+
+
+def test_callee_reading_an_earlier_frames_bytes_is_uninitialized():
+    """A new frame's bytes are unwritten, whatever an earlier activation in the same place
+    wrote (read_frame would read fill_frame's 7)."""
+    dev, module = _calls()
+    with pytest.raises(KernelFault, match=r"ld.local.u32 %r1, \[stale_buf\]`.*read of "
+                                          r"uninitialized local memory"):
+        module.get_function("stale_frame")(dev.mem_alloc(4), block=(2, 1, 1))
 
 
 def test_indirect_call_to_something_else_is_a_fault():

@@ -58,6 +58,19 @@ extern "C" __global__ void recursive(const int *depth, const int *seed, int *out
     out[i] = walk(depth[i], seed[i]);
 }
 
+// deep recursion, one call a level with a local array each (thousands of levels)
+__device__ __noinline__ int descend(int n, int x) {
+    volatile int arr[8];
+    for (int j = 0; j < 8; ++j) arr[j] = x + j;
+    if (n == 0) return arr[x & 7];
+    return descend(n - 1, x + 1) + arr[n & 7];
+}
+
+extern "C" __global__ void deep_recursion(const int *depth, const int *seed, int *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = descend(depth[i], seed[i]);
+}
+
 // only lanes i % 3 == 0 call; the block then meets at a barrier and the warp shuffles
 __device__ __noinline__ float poly(float v, int k) {
     float r = 0.0f;

@@ -11,13 +11,16 @@ above the kernel's own local variables; the code addresses them from the frame b
 __local_depot0` becomes an add to the frame base). The kernel's own call-site `.param`
 variables become plain `.local` ones.
 
-Running: `call` copies the arguments into a new frame on top of the caller's, remembers the
+Running: `call` copies the arguments into a new frame on top of the caller's (its bytes
+unwritten until then, so a read of what an earlier activation left faults), remembers the
 call site, and jumps to the function; `ret` copies the return values back into the call
 site's variables and returns (in the kernel itself it exits). A recursive function's
-registers are saved on each call and restored on return, so each activation has its own.
-The call stack is per thread; while threads diverge, those inside a call run before those
-after it in the caller (the order of their call stacks, then PCs), which keeps barriers and
-warp-synchronous instructions after a divergent call meeting every thread.
+registers that it writes are saved on each call (for the threads making it) and restored on
+return, so each activation has its own. The call stacks are a tree of activations (CallStack:
+one node per call path, shared by every thread on it); while threads diverge, those inside a
+call run before those after it in the caller (the order of their call stacks, then PCs),
+which keeps barriers and warp-synchronous instructions after a divergent call meeting every
+thread.
 
 Function pointers: a function's name as a value (`mov.u64 %rd1, f`) is its address, 16 bytes
 apart from CODE_WINDOW on (no memory there). An indirect call (`call (r), %rd1, (a),
@@ -26,9 +29,12 @@ and result sizes; it runs as a check (a target outside that set is a fault namin
 thread) followed, per candidate, by a compare and a guarded direct call.
 
 Not modelled: `.extern .func` without a body (separate compilation: a PtxError), `.reg`
-parameters, function addresses in variable initializers (a PtxError). The stack has no size limit of
-its own other than MAX_DEPTH calls deep and MAX_STACK bytes a thread; a GPU's (1 KiB a thread
-by default, cudaLimitStackSize) depends on ptxas's frame sizes, which PTX does not show.
+parameters, function addresses in variable initializers (a PtxError). The stack's limits are
+the emulator's own: MAX_DEPTH calls deep, MAX_STACK bytes a thread, and MAX_LAUNCH_STACK bytes
+for the whole launch (every thread's local memory up to the deepest frame, plus the saved
+registers), so a runaway recursion faults within a few hundred levels on a wide launch; a
+GPU's (1 KiB a thread by default, cudaLimitStackSize) depends on ptxas's frame sizes, which
+PTX does not show.
 """
 import dataclasses
 from dataclasses import dataclass
@@ -46,6 +52,7 @@ CALL_PREDICATE = "%__call"      # which threads an indirect call sends to one ta
 STACK = "__accy_stack"          # the kernel's local variable the frames stack up from
 MAX_DEPTH = 4096                # calls deep (a runaway recursion faults rather than hangs)
 MAX_STACK = 1 << 20             # bytes of call frames a thread
+MAX_LAUNCH_STACK = 1 << 26      # bytes of call frames (all threads) and saved registers
 CODE_WINDOW = 0x30000000000     # a function's address (no memory there): 16 bytes apart
 
 
@@ -162,7 +169,8 @@ class _Linker:
             registers.update({renamed[r]: t for r, t in f.registers.items()})
             callees[name] = Callee(name, None, size, offsets, [(p[0], p[2]) for p in f.params],
                                    [(p[0], p[2]) for p in f.returns],
-                                   tuple(renamed.values()) if name in self.recursive else ())
+                                   tuple(renamed[r] for r in _written(f))
+                                   if name in self.recursive else ())
             variables += [v for v in f.variables if v.space == "shared"]
             units.append((f, callees[name], renamed, f"{name}::", offsets, FRAME))
         instructions, labels, sites, dispatch, functions = [], {}, {}, {}, {}
@@ -195,6 +203,25 @@ class _Linker:
                                   if instructions[i].opcode == "ret"})
         return Kernel(root.name, root.params, registers, variables, instructions, labels,
                       root.line, None, Linkage(sites, functions, dispatch))
+
+
+def _written(f):
+    """The registers of function `f` that its instructions may write: those in each
+    instruction's first operand (the destination, where it has one; a source there, as in
+    `bar.sync %r`, is only saved needlessly)."""
+    def names(x):
+        if isinstance(x, Reg):
+            yield x.name
+        elif isinstance(x, Vector):
+            for y in x.items:
+                yield from names(y)
+        elif isinstance(x, (PredPair, Selected)):
+            yield from names(x.value if isinstance(x, PredPair) else x.reg)
+            if isinstance(x, PredPair):
+                yield from names(x.pred)
+    found = {r for ins in f.instructions if ins.operands and ins.opcode != "call"
+             for r in names(ins.operands[0])}
+    return [r for r in f.registers if r in found]
 
 
 def _expand(ins, targets, addresses):
@@ -320,40 +347,82 @@ def _rewrite(ins, rename, labels, frame, base, addresses):
 # ---- running -------------------------------------------------------------------------------
 
 class CallStack:
-    """Per thread: how many calls deep it is and, per level, the call site, the caller's frame
-    base and (for recursive callees) the saved registers."""
+    """The threads' call stacks as a tree of activations: node 0 is the kernel itself, and a
+    call from node p at call site s enters the child (p, s), one node however many threads
+    (or times) make that call. Per node: its parent, call site, depth and frame base (a
+    frame's place follows from the path: each caller's frame size on top of the last); per
+    thread: the node it runs in, and per (node, thread) the registers a recursive callee
+    saved on entry. Bytes of call frames (every thread's local memory up to the deepest frame)
+    plus saved registers are held to MAX_LAUNCH_STACK: a runaway recursion faults at a size,
+    before it exhausts memory or time."""
 
     def __init__(self, machine):
         self.m = machine
-        self.depth = np.zeros(machine.T, np.int64)
-        self.sites, self.frames, self.saved = [], [], []
+        self.node = np.zeros(machine.T, np.int64)
+        self.parent, self.site, self.depth, self.frame = [0], [0], [0], [0]
+        self.children = {}
+        self.saved = {}             # node -> [(threads, {register: values})] of calls into it
+        self.saved_bytes = 0
 
-    def level_of(self, threads):
-        """The common depth of `threads` (threads run together only with equal call stacks)."""
-        d = self.depth[threads]
-        if len(d) and (d != d[0]).any():
-            raise KernelFault("internal: threads of different call depths run together")
-        return int(d[0]) if len(d) else 0
+    def node_of(self, threads):
+        """The node `threads` run in (threads run together only with equal call stacks)."""
+        nodes = self.node[threads]
+        if len(nodes) and (nodes != nodes[0]).any():
+            raise KernelFault("internal: threads of different call stacks run together")
+        return int(nodes[0]) if len(nodes) else 0
 
-    def push(self, threads, level, site_pc, registers):
-        if level >= MAX_DEPTH:
-            raise KernelFault(f"calls nested {MAX_DEPTH} deep: endless recursion?")
-        if level == len(self.sites):
-            self.sites.append(np.zeros(self.m.T, np.int64))
-            self.frames.append(np.zeros(self.m.T, np.uint64))
-            self.saved.append({})
-        self.sites[level][threads] = site_pc
-        self.frames[level][threads] = self.m.regs[FRAME][threads]
-        for name in registers:
-            keep = self.saved[level].setdefault(name, np.zeros_like(self.m.regs[name]))
-            keep[threads] = self.m.regs[name][threads]
-        self.depth[threads] = level + 1
+    def enter(self, parent, site_pc, frame):
+        """The node of a call from `parent` at `site_pc`, its frame at `frame`."""
+        child = self.children.get((parent, site_pc))
+        if child is None:
+            if self.depth[parent] >= MAX_DEPTH:
+                raise KernelFault(f"calls nested {MAX_DEPTH} deep: endless recursion?")
+            child = self.children[parent, site_pc] = len(self.parent)
+            self.parent.append(parent)
+            self.site.append(site_pc)
+            self.depth.append(self.depth[parent] + 1)
+            self.frame.append(frame)
+        return child
 
-    def pop(self, threads, level, registers):
-        for name in registers:
-            self.m.regs[name][threads] = self.saved[level][name][threads]
-        self.m.regs[FRAME][threads] = self.frames[level][threads]
-        self.depth[threads] = level
+    def push(self, threads, node, registers):
+        """`threads` enter `node`, saving `registers` (their values in those threads)."""
+        if registers:
+            values = {name: self.m.regs[name][threads] for name in registers}
+            self.saved_bytes += sum(v.nbytes for v in values.values())
+            memory = self.m.local_memory
+            self.check(len(memory.data) * memory.nbytes)
+            self.saved.setdefault(node, []).append((threads, values))
+        self.node[threads] = node
+
+    def pop(self, threads, node, registers):
+        """`threads` return from `node` to its parent, their saved registers restored."""
+        if registers:
+            kept = []
+            for owners, values in self.saved.pop(node):
+                mine = np.isin(owners, threads)
+                for name, value in values.items():
+                    self.m.regs[name][owners[mine]] = value[mine]
+                if mine.all():
+                    self.saved_bytes -= sum(v.nbytes for v in values.values())
+                else:
+                    rest = {name: value[~mine] for name, value in values.items()}
+                    self.saved_bytes -= sum(v[mine].nbytes for v in values.values())
+                    kept.append((owners[~mine], rest))
+            if kept:
+                self.saved[node] = kept
+        parent = self.parent[node]
+        self.m.regs[FRAME][threads] = self.frame[parent]
+        self.node[threads] = parent
+
+    def check(self, frame_bytes):
+        """Fault when call frames of `frame_bytes` in all plus the saved registers pass
+        MAX_LAUNCH_STACK."""
+        total = frame_bytes + self.saved_bytes
+        if total > MAX_LAUNCH_STACK:
+            raise KernelFault(f"the launch's call stacks need {total} bytes ({frame_bytes} of "
+                              f"local memory for {self.m.T} threads' frames, "
+                              f"{self.saved_bytes} of saved registers), more than the "
+                              f"emulator's {MAX_LAUNCH_STACK}: endless recursion?")
 
     def next_group(self, waiting):
         """(pc, threads) to run next while threads diverge: the live threads whose call stack
@@ -362,15 +431,36 @@ class CallStack:
         threads = np.flatnonzero(waiting <= n)
         if not len(threads):
             return n + 1, threads
-        depth = self.depth[threads]
-        for level in range(int(depth.max()) + 1):
-            key = np.where(depth == level, waiting[threads], -1)
-            deeper = depth > level
-            if deeper.any():
-                key[deeper] = self.sites[level][threads[deeper]]
-            keep = key == key.min()
-            threads, depth = threads[keep], depth[keep]
-        return int(waiting[threads[0]]), threads
+        nodes = self.node[threads]
+        best = int(nodes[0])
+        if (nodes != best).any():
+            order = np.argsort(nodes, kind="stable")
+            nodes, pcs = nodes[order], waiting[threads[order]]
+            starts = np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1]])
+            lowest = np.minimum.reduceat(pcs, starts)
+            best, best_pc = int(nodes[starts[0]]), int(lowest[0])
+            for node, pc in zip(nodes[starts[1:]].tolist(), lowest[1:].tolist()):
+                if self._before(node, pc, best, best_pc):
+                    best, best_pc = node, pc
+            threads = threads[self.node[threads] == best]
+        pcs = waiting[threads]
+        pc = int(pcs.min())
+        return pc, threads[pcs == pc]
+
+    def _before(self, a, pc_a, b, pc_b):
+        """Whether node `a` at `pc_a` runs before node `b` at `pc_b` (a != b): compare their
+        (call sites..., pc) sequences at the first place they differ, found by walking up
+        to the nodes' common ancestor; a stack that is the other's prefix comes first."""
+        key_a, key_b = pc_a, pc_b       # each sequence's entry just below the common part
+        depth, parent, site = self.depth, self.parent, self.site
+        shallower = depth[a] < depth[b]     # a tie: one is the other's caller, at its call
+        while depth[a] > depth[b]:
+            key_a, a = site[a], parent[a]
+        while depth[b] > depth[a]:
+            key_b, b = site[b], parent[b]
+        while a != b:
+            key_a, key_b, a, b = site[a], site[b], parent[a], parent[b]
+        return key_a < key_b or key_a == key_b and shallower
 
 
 def _stack(m):
@@ -380,11 +470,11 @@ def _stack(m):
 
 
 def _location(m, site_caller, name, frame_base):
-    """Local-memory offsets of a caller's .param variable: in the kernel, a fixed variable;
+    """Local-memory offset of a caller's .param variable: in the kernel, a fixed variable;
     in a function, at its offset from the caller's frame base."""
     if site_caller is None:
-        return np.full(len(frame_base), m.symbol_address(name), np.int64)
-    return frame_base.astype(np.int64) + site_caller.offsets[name]
+        return m.symbol_address(name)
+    return frame_base + site_caller.offsets[name]
 
 
 @op("call")
@@ -401,22 +491,28 @@ def _call(ins, m):
         if not len(threads):
             return None
         stack = _stack(m)
-        level = stack.level_of(threads)
-        here = m.regs[FRAME][threads]
+        node = stack.node_of(threads)
+        here = stack.frame[node]
         if site.caller is None:
-            base = np.full(len(threads), m.symbol_address(STACK), np.int64)
+            base = m.symbol_address(STACK)
         else:
-            base = here.astype(np.int64) + site.caller.frame_size
-        top = int(base.max()) + callee.frame_size
+            base = here + site.caller.frame_size
+        top = base + callee.frame_size
         if top > MAX_STACK:
             raise KernelFault(f"the call stack of {callee.name} needs {top} bytes of local "
                               f"memory a thread (at most {MAX_STACK}): endless recursion?")
-        m.local_memory.grow(top)
+        child = stack.enter(node, pc, base)
+        memory = m.local_memory
+        if top > memory.nbytes:
+            rows = len(memory.data)
+            stack.check(rows * top)
+            memory.grow(top, most=MAX_LAUNCH_STACK // rows)
+        memory.forget(threads, base, callee.frame_size)  # a new frame: nothing written yet
         for name, (param, size) in zip(site.arguments, callee.params):
-            m.local_memory.copy(threads, _location(m, site.caller, name, here),
-                                base + callee.offsets[param], size)
-        stack.push(threads, level, pc, callee.saved)
-        m.regs[FRAME][threads] = base.astype(np.uint64)
+            memory.copy(threads, _location(m, site.caller, name, here),
+                        base + callee.offsets[param], size)
+        stack.push(threads, child, callee.saved)
+        m.regs[FRAME][threads] = base
         return callee.entry
     return run
 
@@ -453,16 +549,14 @@ def _ret(ins, m):
         if not len(threads):
             return None
         stack = _stack(m)
-        level = stack.level_of(threads) - 1
-        site_pcs = stack.sites[level][threads]
-        if (site_pcs != site_pcs[0]).any():
-            raise KernelFault("internal: threads returning to different call sites run together")
-        site = linkage.sites[int(site_pcs[0])]
-        here = m.regs[FRAME][threads].astype(np.int64)
-        caller_frame = stack.frames[level][threads]
+        node = stack.node_of(threads)
+        site_pc = stack.site[node]
+        site = linkage.sites[site_pc]
+        here = stack.frame[node]
+        caller_frame = stack.frame[stack.parent[node]]
         for name, (value, size) in zip(site.results, callee.returns):
             m.local_memory.copy(threads, here + callee.offsets[value],
                                 _location(m, site.caller, name, caller_frame), size)
-        stack.pop(threads, level, callee.saved)
-        return int(site_pcs[0]) + 1
+        stack.pop(threads, node, callee.saved)
+        return site_pc + 1
     return run

@@ -507,7 +507,10 @@ class Machine:
         live, live_count = slice(None), self.T      # the live threads while converged
         while True:
             self.steps += 1
-            if self.steps > MAX_STEPS or (self.steps & 1023 == 0 and time.monotonic() > deadline):
+            # the clock is read every 1024 steps, and on every diverged step (those can be
+            # slow: a wide launch's groups found one by one)
+            if self.steps > MAX_STEPS or ((self.steps & 1023 == 0 or self.pc is None) and
+                                          time.monotonic() > deadline):
                 where = instructions[min(self.pc if self.pc is not None else
                                          int(self.pcs[~self.done].min()), n - 1)]
                 raise KernelFault(f"kernel {self.kernel.name} ran {self.steps} steps "

@@ -178,26 +178,30 @@ class SharedMemory:
             self.last_write = np.zeros(rows * self.row, np.int32)
             self.last_read = np.zeros(rows * self.row, np.int32)
 
-    def grow(self, nbytes):
-        """Make each row hold at least `nbytes` (a deeper call stack), keeping the contents."""
+    def grow(self, nbytes, most=None):
+        """Make each row hold at least `nbytes` (a deeper call stack), keeping the contents;
+        accesses stay checked against `nbytes`. Rows that must grow at least double (a stack
+        one frame deeper on each call is copied O(log depth) times), to `most` bytes at most."""
         if nbytes <= self.nbytes:
             return
         row = -(-nbytes // 16) * 16
         if row > self.row:
+            row = max(row, min(2 * self.row, (most or 2 * self.row) // 16 * 16))
             pad = ((0, 0), (0, row - self.row))
             self.data, self.written = np.pad(self.data, pad), np.pad(self.written, pad)
             self.row = row
         self.nbytes = nbytes
 
+    def forget(self, owner, start, nbytes):
+        """Bytes [start, start + nbytes) of rows `owner` become unwritten (a new call frame:
+        reading what an earlier activation left there faults)."""
+        self.written[owner, start:start + nbytes] = 0
+
     def copy(self, owner, source, target, nbytes):
-        """Move `nbytes` from offsets `source` to `target` of rows `owner`, with their written
+        """Move `nbytes` from offset `source` to `target` of rows `owner`, with their written
         record (a call's arguments and results: bytes never written stay unreadable)."""
-        rows = np.asarray(owner, np.int64)[:, None] * self.row + np.arange(nbytes)
-        src = rows + np.asarray(source, np.int64)[:, None]
-        dst = rows + np.asarray(target, np.int64)[:, None]
         for array in (self.data, self.written):
-            flat = array.reshape(-1)
-            flat[dst] = flat[src]
+            array[owner, target:target + nbytes] = array[owner, source:source + nbytes]
 
     def barrier(self, rows):
         """The blocks `rows` passed a barrier: what came before is ordered with what follows."""
