@@ -321,6 +321,30 @@ def _compile(accy, name, fn, arrays, target):
 OUTPUT_SUFFIXES = (".ptx", ".cubin", ".report.txt")
 
 
+def _replace(path, data):
+    """Write `data` to a new file in `path`'s folder and rename it onto `path`: a symbolic link
+    planted at `path` is replaced, never followed out of the folder, and no reader sees half a
+    file."""
+    import os
+    import tempfile
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".accy-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _umask():
+    import os
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _write_outputs(folder, name, exe):
     """Write DIR/<stem>.ptx (when accy emitted kernels), .cubin (when the target makes one) and
     .report.txt; a file of the same stem and one of those suffixes that this run does not
@@ -334,9 +358,7 @@ def _write_outputs(folder, name, exe):
     for suffix in OUTPUT_SUFFIXES:
         path, data = base + suffix, contents[suffix]
         if data is not None:
-            with open(path, "wb" if isinstance(data, bytes) else "w",
-                      encoding=None if isinstance(data, bytes) else "utf-8") as f:
-                f.write(data)
+            _replace(path, data if isinstance(data, bytes) else data.encode("utf-8"))
             written.append(path)
         elif os.path.isfile(path) or os.path.islink(path):
             os.remove(path)

@@ -52,6 +52,25 @@ def test_compile_writes_only_into_the_output_folder(sym_name, tmp_path, capsys):
     assert sorted(os.path.basename(w) for w in inside) == [stem + ".ptx", stem + ".report.txt"]
 
 
+def test_a_link_planted_in_the_output_folder_is_replaced_not_followed(tmp_path, capsys):
+    """An output name that is a symbolic link to a file elsewhere: the link is replaced by the
+    output, the file it pointed to keeps its bytes."""
+    source = tmp_path / "f.mlir"
+    source.write_text(function_ir("f"))
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    for suffix in (".ptx", ".report.txt"):
+        (elsewhere / ("victim" + suffix)).write_text("not yours")
+        os.symlink(elsewhere / ("victim" + suffix), out / ("f" + suffix))
+    assert main(["compile", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
+    for suffix in (".ptx", ".report.txt"):
+        assert (elsewhere / ("victim" + suffix)).read_text() == "not yours"
+        assert not os.path.islink(out / ("f" + suffix))
+    assert ".entry" in (out / "f.ptx").read_text()
+    assert sorted(os.listdir(out)) == ["f.ptx", "f.report.txt"]      # no temporary left
+
+
 @pytest.mark.parametrize("name, stem", [
     ("main", "main"), ("layer_norm-2.v1", "layer_norm-2.v1"), ("../x", "_.._x+h"),
     ("/abs", "_abs+h"), ("a\0b", "a_b+h"), ("", "_+h"), ("-o", "_-o+h"), (".", "_.+h"),
