@@ -296,3 +296,53 @@ def test_function_address_in_an_initializer_is_named():
     with pytest.raises(PtxError, match=r"line 11: only numbers are supported as initializers"):
         Emulator().module_from_buffer(POINTER_TABLE)
 
+
+
+HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+
+def test_function_with_reg_parameters_loads_until_called():
+    """.reg parameters are not modelled, but only a call to such a function is an error: a
+    module that merely defines one loads and runs."""
+    text = HEAD + """\
+.func (.reg .b32 r) unused(.reg .b32 a) { mov.b32 r, a; ret; }
+.visible .entry k(.param .u64 p)
+{
+    .reg .b64 %rd1;
+    ld.param.u64 %rd1, [p];
+    cvta.to.global.u64 %rd1, %rd1;
+    st.global.u32 [%rd1], 5;
+    ret;
+}
+"""
+    assemble(text)
+    dev = Emulator()
+    out = dev.mem_alloc(4)
+    dev.module_from_buffer(text).get_function("k")(out, block=(1, 1, 1))
+    assert dev.from_device(out, 1, np.uint32)[0] == 5
+
+
+# Not valid PTX (ptxas rejects each; on the .param variable of a kernel without calls it
+# crashes), so not texts ptxas checks: the emulator must refuse them at load, naming the
+# kernel and the names as written.
+BAD_LINKS = [
+    ("{ .reg .b32 %y; { .param .b32 p0; st.param.b32 [p0], 5; ld.param.b32 %y, [p0]; } ret; }",
+     r"kernel k, line 5: the .param variable p0 is declared but the kernel makes no call"),
+    ("{ .reg .b32 %y; { .param .b64 p0; .param .b32 r0; st.param.b64 [p0], 1; "
+     "call (r0), f, (p0); ld.param.b32 %y, [r0]; } ret; }",
+     r"kernel k, line 5: p0 is not a .param variable of 4 bytes, as f needs"),
+    ("{ call g, (); ret; }", r"kernel k, line 5: the called function g is not defined"),
+    ("{ .reg .b32 %y; { .param .b32 p0; .param .b32 r0; st.param.b32 [p0], 1; "
+     "call (r0), f, p0; ld.param.b32 %y, [r0]; } ret; }",
+     r"line 5: a call's arguments go in parentheses, `\(p0\)`, after the target"),
+]
+
+
+@pytest.mark.parametrize("body, message", BAD_LINKS,
+                         ids=["param_without_call", "argument_size", "undefined", "no_parens"])
+def test_link_errors_name_kernel_and_declared_names(body, message):
+    text = HEAD + ".func (.param .b32 r) f(.param .b32 a) { st.param.b32 [r], 3; ret; }\n" + \
+        f".visible .entry k(.param .u64 o) {body}\n"
+    with pytest.raises(PtxError, match=message) as error:
+        Emulator().module_from_buffer(text)
+    assert "__p" not in str(error.value)

@@ -45,7 +45,7 @@ from accy.runtime.emulator.instructions import op, _check_mods
 from accy.runtime.emulator.machine import KernelFault
 from accy.runtime.emulator.memory import LaneFault
 from accy.runtime.emulator.ptx import Address, Imm, Instruction, Kernel, NotPred, PredPair, \
-    PtxError, Reg, Selected, Symbol, Variable, Vector
+    PtxError, Reg, Selected, Symbol, Variable, Vector, declared_name
 
 FRAME = "%__frame"              # the register holding the running function's frame base
 CALL_PREDICATE = "%__call"      # which threads an indirect call sends to one target
@@ -85,11 +85,27 @@ class Linkage:
 
 def link(module):
     """The module with each kernel that calls device functions replaced by its linked form
-    (see the module docstring); PtxError for calls that cannot be resolved."""
+    (see the module docstring); PtxError naming the kernel for calls that cannot be
+    resolved."""
     for name, kernel in list(module.kernels.items()):
-        if any(ins.opcode == "call" for ins in kernel.instructions):
-            module.kernels[name] = _Linker(module, kernel).kernel()
+        try:
+            if any(ins.opcode == "call" for ins in kernel.instructions):
+                module.kernels[name] = _Linker(module, kernel).kernel()
+            else:
+                _no_call_site_variables(kernel)
+        except PtxError as e:
+            raise PtxError(f"kernel {name}, {e}") from None
     return module
+
+
+def _no_call_site_variables(kernel):
+    """A .param variable in a body holds a call's argument or result: in a kernel that makes
+    no call it is an error (ptxas does not accept it either)."""
+    for v in kernel.variables:
+        if v.space == "param":
+            raise PtxError(f"line {kernel.line}: the .param variable {declared_name(v.name)} "
+                           f"is declared but the kernel makes no call (a call's arguments and "
+                           f"results only; use .reg or .local for other values)")
 
 
 class _Linker:
@@ -97,9 +113,11 @@ class _Linker:
         self.module, self.root = module, kernel
         self.addresses = {name: CODE_WINDOW + 16 * k for k, name in enumerate(module.functions)}
         self.order, self.taken = self.reachable()
-        for unit in [kernel] + [module.functions[f] for f in self.order]:
-            list(self.calls(unit))          # a call to an undefined function is an error
-        self.recursive = {f for f in self.order if f in self.reach(f)}
+        # per unit: (index, call, functions it may call) of its calls, found once (a call to
+        # an undefined function is an error here)
+        self.targets = {unit.name: list(self.calls(unit))
+                        for unit in [kernel] + [module.functions[f] for f in self.order]}
+        self.recursive = self.recursive_functions()
 
     def calls(self, unit):
         """(index, call instruction, functions it may call) of each call in `unit`: the one
@@ -118,9 +136,13 @@ class _Linker:
                                if ([p[2] for p in f.params], [p[2] for p in f.returns]) == shape]
                 continue
             if target.name not in self.module.functions:
-                how = ("is declared without a body (a separately compiled function: link the "
-                       "modules first)" if target.name in self.module.declarations
-                       else "is not defined in this module")
+                if target.name in self.module.unsupported:
+                    how = self.module.unsupported[target.name][1]
+                elif target.name in self.module.declarations:
+                    how = ("is declared without a body (a separately compiled function: link "
+                           "the modules first)")
+                else:
+                    how = "is not defined in this module"
                 raise PtxError(f"line {ins.line}: the called function {target.name} {how}: "
                                f"`{ins.text}`")
             yield i, ins, [self.module.functions[target.name]]
@@ -145,15 +167,21 @@ class _Linker:
                     todo.append(f)
         return order, taken
 
-    def reach(self, name):
-        seen, todo = set(), [self.module.functions[name]]
-        while todo:
-            for _, _, targets in self.calls(todo.pop()):
-                for f in targets:
-                    if f.name not in seen:
-                        seen.add(f.name)
-                        todo.append(f)
-        return seen
+    def recursive_functions(self):
+        """The functions that can call themselves, directly or through others."""
+        callees = {name: {f.name for _, _, fs in calls for f in fs}
+                   for name, calls in self.targets.items()}
+        recursive = set()
+        for name in self.order:
+            seen, todo = set(), list(callees[name])
+            while todo:
+                f = todo.pop()
+                if f not in seen:
+                    seen.add(f)
+                    todo.extend(callees[f])
+            if name in seen:
+                recursive.add(name)
+        return recursive
 
     def kernel(self):
         root = self.root
@@ -179,7 +207,7 @@ class _Linker:
             if callee is not None:
                 callee.entry = start
             branch = {lab: prefix + lab for lab in unit.labels}
-            position, targets = [], {i: fs for i, _, fs in self.calls(unit)}
+            position, targets = [], {i: fs for i, _, fs in self.targets[unit.name]}
             for i, ins in enumerate(unit.instructions):
                 position.append(len(instructions))
                 ins = _rewrite(ins, lambda r: renamed.get(r, r), branch, frame, base,
@@ -285,8 +313,8 @@ def _site(ins, callee, caller, unit):
     for item, (_, size) in zip(arguments.items + results.items,
                                callee.params + callee.returns):
         if sizes.get(item.name) != size:
-            raise PtxError(f"line {ins.line}: {item.name} is not a .param variable of "
-                           f"{size} bytes, as {callee.name} needs: `{ins.text}`")
+            raise PtxError(f"line {ins.line}: {declared_name(item.name)} is not a .param "
+                           f"variable of {size} bytes, as {callee.name} needs: `{ins.text}`")
     return CallSite(callee, caller, tuple(x.name for x in arguments.items),
                     tuple(x.name for x in results.items))
 

@@ -478,17 +478,6 @@ class Machine:
                     new = np.asarray(fn(current, values[sel])).astype(view)
                 access(sel, new)
         return old
-        for r in range(int(rank.max()) + 1 if len(rank) else 0):
-            sel = np.sort(order[rank == r])             # one thread per location, in order
-            current = self.load(space, addresses[sel], dtype, threads[sel], atomic=True)
-            old[sel] = current
-            if compare is not None:
-                new = np.where(current == compare[sel], values[sel], current)
-            else:
-                with np.errstate(all="ignore"):
-                    new = fn(current, values[sel]).astype(VIEW[dtype])
-            self.store(space, addresses[sel], new, dtype, threads[sel], atomic=True)
-        return old
 
     # ---- execution -------------------------------------------------------------------------------
     def run(self, time_limit=TIME_LIMIT):

@@ -24,6 +24,14 @@ class PtxError(AccyError):
     """PTX text the emulator cannot read or run; names the line and the instruction."""
 
 
+SCOPED = "__p"      # a call site's .param variable `x` is `x__p<serial>`, unique in its body
+
+
+def declared_name(name):
+    """The name a call site's .param variable has in the PTX text (before `SCOPED`)."""
+    return re.sub(rf"{SCOPED}\d+$", "", name)
+
+
 @dataclass(frozen=True)
 class Reg:
     name: str
@@ -117,6 +125,7 @@ class Module:
     variables: list = field(default_factory=list)   # module-scope .global/.const/.shared
     functions: dict = field(default_factory=dict)   # .func definitions by name
     declarations: dict = field(default_factory=dict)  # .func name -> line of a bodiless one
+    unsupported: dict = field(default_factory=dict)   # .func name -> (line, why it cannot run)
 
 
 TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
@@ -235,6 +244,11 @@ class _Parser:
                 if ".func" in words and end == ";":      # a prototype (.extern or forward)
                     m.declarations[self.header(line, stmt)[0]] = line
                     continue
+                if ".func" in words and re.search(r"[(,]\s*\.reg\b", stmt):
+                    name = self.skip_function(line, stmt)      # an error only if called
+                    m.unsupported[name] = (line, "has .reg parameters (the emulator supports "
+                                                 ".param ones only)")
+                    continue
                 kernel = self.kernel(line, stmt, end)
                 table = m.kernels if kernel.returns is None else m.functions
                 if kernel.name in m.kernels or kernel.name in m.functions:
@@ -257,6 +271,14 @@ class _Parser:
         self.body(k)
         self.check_registers(k)
         return k
+
+    def skip_function(self, line, header):
+        """The name of the .func at `header`, its body read past."""
+        m = re.match(r"(?:\.\w+\s+)*\.func\s+(?:\([^)]*\)\s*)?([\w$]+)", header)
+        if not m:
+            self.error(line, "bad .func header", header)
+        self.body(Kernel(m.group(1), [], {}, [], [], {}, line, []))
+        return m.group(1)
 
     def header(self, line, text):
         """(name, params, returns) of `[.visible|.extern|.weak] .entry NAME (params)` or
@@ -343,7 +365,7 @@ class _Parser:
             elif stmt.startswith(".param"):          # an argument or result of a call
                 name, dtype, size, align = self.param(line, stmt)
                 serial += 1
-                self.symbols[-1][name] = unique = f"{name}__p{serial}"
+                self.symbols[-1][name] = unique = f"{name}{SCOPED}{serial}"
                 k.variables.append(Variable(unique, "param", dtype, size, align))
             elif stmt.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
                                   ".loc", ".file", ".noreturn")):
@@ -442,6 +464,10 @@ class _Parser:
         if not m:
             self.error(line, "bad call", stmt)
         results, target, arguments, prototype = m.groups()
+        if prototype is not None and arguments is None:
+            self.error(line, f"a call's arguments go in parentheses, `({prototype})`, after "
+                             f"the target (a name alone there is an indirect call's prototype)",
+                       stmt)
 
         def names(items):
             out = []
