@@ -147,6 +147,28 @@ def test_divergent_calls_then_barrier_and_shuffle(ptx, rng):
                                   expected.reshape(-1))
 
 
+def test_sync_inside_a_function_reached_from_two_call_sites(ptx, rng):
+    """__shfl_xor_sync and __syncwarp inside functions the odd and even lanes reach through
+    different call sites (h(g(v)) and g(h(v))), and __syncthreads inside one each warp calls
+    from its own branch: the lanes meet at the instruction whatever their call stacks."""
+    n = 64
+    x = rng.integers(-1000, 1000, n).astype(np.int32)
+    dev, fn = load(ptx, "functions", "sync_in_two_call_sites")
+    out = dev.mem_alloc(12 * n)
+    fn(dev.to_device(x), out, block=(n, 1, 1))
+    got = dev.from_device(out, (n, 3), np.int32).astype(np.int64)
+    t, v = np.arange(n), x.astype(np.int64)
+    odd = t % 2 == 1
+    partner = t ^ 1
+    given = np.where(odd, v, v + 100)                   # what each lane passes to pair_sum
+    pair = given[partner] + given
+    a = np.where(odd, v * 7 + 3 + pair, pair * (v * 7 + 3))
+    b = np.where(odd, v * 7 + 4, (v + 1) * 7 + 3)
+    mirrored = np.where(t < 32, v, v + 1000)[63 - t]
+    c = np.where(t < 32, mirrored * 2, mirrored + 1)
+    np.testing.assert_array_equal(got, np.stack([a, b, c], 1))
+
+
 def test_calls_through_function_pointers(ptx, rng):
     """Each thread calls one of three functions through a pointer (an indirect call with a
     .callprototype); one of them calls a fourth."""

@@ -102,3 +102,28 @@ extern "C" __global__ void pointer_calls(const float *x, const int *which, float
     unary_fn f = which[i] == 0 ? f_square : which[i] == 1 ? f_half : f_poly;
     y[i] = f(x[i], i & 7);
 }
+
+// warp- and block-synchronous instructions inside functions reached from two call sites: the
+// lanes (or warps) meet at the same instruction through different call stacks
+__device__ __noinline__ int pair_sum(int x) { return __shfl_xor_sync(0xffffffff, x, 1) + x; }
+__device__ __noinline__ int affine(int x) { return x * 7 + 3; }
+__device__ __noinline__ int synced(int x) { __syncwarp(); return x + 1; }
+
+__device__ __noinline__ int mirrored(int x) {
+    __shared__ int s[64];
+    s[threadIdx.x] = x;
+    __syncthreads();
+    int r = s[63 - threadIdx.x];
+    __syncthreads();
+    return r;
+}
+
+extern "C" __global__ void sync_in_two_call_sites(const int *x, int *out) {
+    int t = threadIdx.x, v = x[t];
+    int a = (t & 1) ? affine(v) + pair_sum(v) : pair_sum(v + 100) * affine(v);
+    int b = (t & 1) ? synced(affine(v)) : affine(synced(v));
+    int c = (t < 32) ? mirrored(v) * 2 : mirrored(v + 1000) + 1;
+    out[3 * t] = a;
+    out[3 * t + 1] = b;
+    out[3 * t + 2] = c;
+}

@@ -20,7 +20,9 @@ return, so each activation has its own. The call stacks are a tree of activation
 one node per call path, shared by every thread on it); while threads diverge, those inside a
 call run before those after it in the caller (the order of their call stacks, then PCs),
 which keeps barriers and warp-synchronous instructions after a divergent call meeting every
-thread.
+thread. Threads of different call stacks meet at the same barrier, .sync warp instruction
+or mma (a function reached from two call sites): a group there waits while threads it
+waits for are elsewhere and can still run, then runs together with all of them.
 
 Function pointers: a function's name as a value (`mov.u64 %rd1, f`) is its address, 16 bytes
 apart from CODE_WINDOW on (no memory there). An indirect call (`call (r), %rd1, (a),
@@ -37,6 +39,7 @@ GPU's (1 KiB a thread by default, cudaLimitStackSize) depends on ptxas's frame s
 PTX does not show.
 """
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -391,6 +394,8 @@ class CallStack:
         self.children = {}
         self.saved = {}             # node -> [(threads, {register: values})] of calls into it
         self.saved_bytes = 0
+        self.meeting = {pc: how for pc, ins in enumerate(machine.kernel.instructions)
+                        if (how := _meeting(ins)) is not None}
 
     def node_of(self, threads):
         """The node `threads` run in (threads run together only with equal call stacks)."""
@@ -454,26 +459,58 @@ class CallStack:
 
     def next_group(self, waiting):
         """(pc, threads) to run next while threads diverge: the live threads whose call stack
-        (call sites, outermost first, then the PC) comes first, all with that same stack."""
+        (call sites, outermost first, then the PC) comes first, all with that same stack.
+        Threads of several call stacks meet at an instruction that waits for its warp or
+        block (a barrier, a .sync warp operation, mma): a group there waits while some
+        thread it waits for is elsewhere and another group can run, and runs with every
+        thread at that instruction, whatever its stack (as on sm_70 and later, where the
+        lanes need only execute the same instruction)."""
         n = len(self.m.kernel.instructions)
         threads = np.flatnonzero(waiting <= n)
         if not len(threads):
             return n + 1, threads
         nodes = self.node[threads]
-        best = int(nodes[0])
-        if (nodes != best).any():
-            order = np.argsort(nodes, kind="stable")
-            nodes, pcs = nodes[order], waiting[threads[order]]
-            starts = np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1]])
-            lowest = np.minimum.reduceat(pcs, starts)
-            best, best_pc = int(nodes[starts[0]]), int(lowest[0])
-            for node, pc in zip(nodes[starts[1:]].tolist(), lowest[1:].tolist()):
-                if self._before(node, pc, best, best_pc):
-                    best, best_pc = node, pc
-            threads = threads[self.node[threads] == best]
-        pcs = waiting[threads]
-        pc = int(pcs.min())
-        return pc, threads[pcs == pc]
+        if (nodes == nodes[0]).all():
+            pcs = waiting[threads]
+            pc = int(pcs.min())
+            return pc, threads[pcs == pc]
+        groups = self._groups(nodes, waiting[threads])
+        first = groups[0]
+        for node, pc in [first] + sorted(groups[1:], key=functools.cmp_to_key(self._order)):
+            if pc not in self.meeting:
+                return pc, threads[(nodes == node) & (waiting[threads] == pc)]
+            if not self._waits(threads, waiting, pc, nodes == node):
+                break
+        else:                       # every group waits: the first runs (and faults)
+            node, pc = first
+        return pc, threads[waiting[threads] == pc]
+
+    def _groups(self, nodes, pcs):
+        """The distinct (node, pc) of live threads, the first in running order first."""
+        pairs = np.unique(np.stack([nodes, pcs], 1), axis=0).tolist()
+        best = min(range(len(pairs)), key=functools.cmp_to_key(
+            lambda i, j: self._order(pairs[i], pairs[j])))
+        return [tuple(pairs[best])] + [tuple(p) for k, p in enumerate(pairs) if k != best]
+
+    def _order(self, x, y):
+        return -1 if self._before(x[0], x[1], y[0], y[1]) else 1
+
+    def _waits(self, live, waiting, pc, mine):
+        """Whether the group `live[mine]` at meeting instruction `pc` waits for a live thread
+        of its block (a barrier) or of its warp's lanes in the mask that is elsewhere."""
+        m = self.m
+        scope, mask = self.meeting[pc]
+        if scope == "block":
+            related = np.isin(m.block_of[live], m.block_of[live[mine]])
+        else:
+            lane = m.special["laneid"][live].astype(np.int64)
+            related = np.isin(m.warp_of[live], m.warp_of[live[mine]]) & ((mask >> lane) & 1 == 1)
+        return bool((related & (waiting[live] != pc)).any())
+
+    def one_stack(self, threads):
+        """Whether `threads` are all in one call."""
+        nodes = self.node[threads]
+        return bool((nodes == nodes[0]).all())
 
     def _before(self, a, pc_a, b, pc_b):
         """Whether node `a` at `pc_a` runs before node `b` at `pc_b` (a != b): compare their
@@ -489,6 +526,21 @@ class CallStack:
         while a != b:
             key_a, key_b, a, b = site[a], site[b], parent[a], parent[b]
         return key_a < key_b or key_a == key_b and shallower
+
+
+def _meeting(ins):
+    """("block" | "warp", lane mask) of an instruction whose threads wait for each other
+    there: a block barrier, or a warp-synchronous one with its membermask (all lanes where
+    the mask is a register, or for mma-like instructions of the whole warp); else None."""
+    op, mods = ins.opcode, ins.mods
+    if op in ("bar", "barrier") and "warp" not in mods:
+        return None if "arrive" in mods else ("block", None)
+    if op in ("bar", "barrier", "shfl", "vote", "redux", "match") and "sync" in mods:
+        mask = ins.operands[-1] if ins.operands else None
+        return "warp", int(mask.value) & 0xFFFFFFFF if isinstance(mask, Imm) else 0xFFFFFFFF
+    if op in ("mma", "wmma", "ldmatrix", "stmatrix"):
+        return "warp", 0xFFFFFFFF
+    return None
 
 
 def _stack(m):

@@ -266,10 +266,8 @@ class Machine:
         return lambda idx: np.full(count(idx), operand.offset, np.uint64)
 
     def _special(self, name, idx):
-        if name in self.special:
-            return self.special[name][idx]
-        if name in self.consts:
-            return np.full(self._count(idx), self.consts[name], np.int64)
+        """A special register that changes between reads (the clocks); _make_reader serves the
+        per-thread and constant ones."""
         if name in ("clock", "clock64", "globaltimer"):
             self.clock += 1
             return np.full(self._count(idx), self.clock, np.int64)
@@ -532,7 +530,9 @@ class Machine:
                     pc, at = self.call_stack.next_group(self.pcs)
                 if pc > n:
                     return
-                if len(at) == self.T - np.count_nonzero(self.done):   # everyone is back together
+                if len(at) == self.T - np.count_nonzero(self.done) and \
+                        (self.call_stack is None or self.call_stack.one_stack(at)):
+                    # everyone is back together
                     self.pc, self.pcs = pc, None
                     live = slice(None) if len(at) == self.T else at
                     live_count = len(at)
