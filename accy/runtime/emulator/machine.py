@@ -506,7 +506,8 @@ class Machine:
             pc = self.pc
             if pc is not None and pc < n and unguarded[pc]:
                 # converged and unguarded (most steps): run it for all live threads here,
-                # without the general step's guard and PC bookkeeping
+                # without the general step's guard and PC bookkeeping (_step and _advance's
+                # rules for this case, restated: a change to one is a change to both)
                 self.thread_instructions += live_count
                 try:
                     target = compiled[pc](live)
@@ -590,7 +591,8 @@ class Machine:
 
     def _advance(self, pc, at, run, target):
         """target None: every thread of `at` goes to pc + 1; an int: the threads of `run` jump
-        there and the rest go on; "exit": the threads of `run` finish."""
+        there and the rest go on; "exit": the threads of `run` finish. (_run repeats these
+        rules inline for a converged unguarded step: keep the two alike.)"""
         everyone = run is at
         if target == "exit":
             self.done[run] = True
