@@ -12,6 +12,7 @@ from accy.runtime.emulator import Emulator, KernelFault
 from accy.runtime.emulator.instructions import HANDLERS, _finish, _float_fn, _fma_exact
 from accy.runtime.emulator.machine import VIEW, Machine
 from accy.runtime.emulator.ptx import parse
+from exact_fma import hard_cases, reference_fma
 from ptxas_check import assemble
 
 HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
@@ -190,6 +191,40 @@ def test_the_round_to_nearest_narrow_fma_is_the_exact_route(elem, rng):
     assert np.array_equal(fast.view(uint), general.view(uint))
     assert finite.sum() > 10000
     assert np.all(error[finite] <= bound[finite])
+
+
+@pytest.mark.parametrize("elem, per_group", [("f16", 2500), ("bf16", 2500), ("f32", 500),
+                                             ("f64", 500)])
+def test_fma_rn_is_the_exactly_rounded_value(elem, per_group, rng):
+    """fma.rn, by the round-to-nearest route the emulator takes (on whole arrays and on four
+    lanes at a time: f64's takes a shortcut when all of a call's lanes allow it) and by the
+    general exact route, is a * b + c rounded once to nearest-even: bit for bit against a
+    Fraction reference on fma's hard cases (cancellation, ties and sticky bits, subnormals,
+    overflow, zero signs) and random bit patterns. A double rounding is one ulp off here."""
+    seed = int(rng.integers(2 ** 32))
+    view = np.dtype(VIEW[elem])
+    uint = np.dtype(f"u{view.itemsize}")
+    cases = hard_cases(elem, view, np.random.default_rng(seed), per_group)
+    want = reference_fma(cases, elem)
+    fma = _float_fn("fma", elem, "rn")
+    with np.errstate(all="ignore"):          # as the machine runs instructions
+        routes = {
+            "rn route": fma(*cases),
+            "rn route, 4 lanes a call": np.concatenate(
+                [fma(*cases[:, i:i + 4]) for i in range(0, cases.shape[1], 4)]),
+            "general route": np.asarray(_finish(*_fma_exact(
+                *cases.astype(np.float64), narrow=elem != "f64"), elem, "rn")).astype(view)}
+    nan = np.isnan(want)
+    want_bits = want[~nan].astype(view).view(uint)
+    for route, got in routes.items():
+        assert got.dtype == view
+        wrong = np.flatnonzero(np.isnan(got.astype(np.float64)) != nan)
+        if not len(wrong):
+            wrong = np.flatnonzero(~nan)[got[~nan].view(uint) != want_bits]
+        assert not len(wrong), (
+            f"seed {seed}, {route}: {len(wrong)} wrong, e.g. fma.rn.{elem}"
+            f"({', '.join(repr(float(x)) for x in cases[:, wrong[0]])}) = "
+            f"{float(got[wrong[0]])!r}, exactly rounded {want[wrong[0]]!r}")
 
 
 @pytest.mark.parametrize("spread", ["bit patterns", "unit", "wide exponents"])

@@ -275,7 +275,9 @@ def _sqrt_exact(a):
 
 
 def _ro(q, s):
-    """Round-to-odd from (q, s): step inexact even results one ulp toward the exact value."""
+    """Round-to-odd from (q, s): step inexact even results one ulp toward the exact value.
+    s is the sign of exact - q or any number of that sign (only s != 0 and s * inf are read),
+    so _fma_narrow_rn passes the TwoSum error itself, which is exactly exact - q."""
     even = (q.view(np.uint64) & np.uint64(1)) == 0
     step = (s != 0) & even & np.isfinite(q)
     if not step.any():
@@ -296,18 +298,30 @@ def _fma_sum(a, b, c):
     return uh, th, v0, e2, v, th + v
 
 
+def _fma_safe(a, b, c, uh):
+    """Lanes where _fma_sum's z and the error sign _fma_settle takes from its pieces are exact:
+    a and b small enough for Dekker's split (< 2^995), a product uh and a c (unless zero) far
+    from overflow and from the subnormals (the error terms neither overflow nor underflow).
+    Not finite or a zero product: outside (_fma_settle handles those lanes by themselves)."""
+    aa, ab, ac, au = np.abs(a), np.abs(b), np.abs(c), np.abs(uh)
+    return (aa < 2.0 ** 995) & (ab < 2.0 ** 995) & (au > 2.0 ** -900) & (au < 2.0 ** 900) & \
+        (ac < 2.0 ** 900) & ((ac > 2.0 ** -900) | (c == 0))
+
+
 def _fma_f64_rn(a, b, c):
-    """fma.rn.f64: _fma_exact's result without its error sign (round to nearest needs none)
-    and, when every lane is inside its safe range (finite, no zero or tiny product), without
-    its fix-ups, which change only lanes outside it."""
-    uh, *_, z = _fma_sum(a, b, c)
-    if len(z):
-        au, ac = np.abs(uh), np.abs(c)
-        if np.abs(a).max() < 2.0 ** 995 and np.abs(b).max() < 2.0 ** 995 and \
-                2.0 ** -900 < au.min() and au.max() < 2.0 ** 900 and ac.max() < 2.0 ** 900 and \
-                ((ac > 2.0 ** -900) | (c == 0)).all():
-            return z
-    return _fma_exact(a, b, c)[0]
+    """fma.rn.f64: when every lane is safe or a finite zero product, _fma_sum's z and the zero
+    products' uh + c (round to nearest needs no error sign, and the fix-ups change only the
+    other lanes); else _fma_settle on the pieces already computed."""
+    pieces = _fma_sum(a, b, c)
+    uh, z = pieces[0], pieces[-1]
+    safe = _fma_safe(a, b, c, uh)
+    if safe.all():
+        return z
+    zero_product = (a == 0) | (b == 0)
+    zero_sum = uh + c           # exact for a zero product: c, or IEEE's sign of a zero sum
+    if (safe | zero_product & np.isfinite(zero_sum)).all():   # finite zero_sum: a, b, c are
+        return np.where(zero_product, zero_sum, z)
+    return _fma_settle(a, b, c, pieces, safe, zero_product, "rn")[0]
 
 
 def _fma_exact(a, b, c, narrow=False, mode="rn"):
@@ -316,15 +330,20 @@ def _fma_exact(a, b, c, narrow=False, mode="rn"):
             p = a * b
         return _add_exact(p, c, mode)
     with np.errstate(all="ignore"):
-        uh, th, v0, e2, v, z = _fma_sum(a, b, c)
-        e3 = _two_sum_err(th, v, z)
-        s2 = np.where(v != v0, -np.sign(e2), np.sign(e2))
-        s = np.where(e3 != 0, np.sign(e3), s2)
-        aa, ab, ac, au = np.abs(a), np.abs(b), np.abs(c), np.abs(uh)
-        finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
-        zero_product = (a == 0) | (b == 0)
-        safe = (aa < 2.0 ** 995) & (ab < 2.0 ** 995) & (au < 2.0 ** 900) & \
-            ((au > 2.0 ** -900) | zero_product) & (ac < 2.0 ** 900) & ((ac > 2.0 ** -900) | (c == 0))
+        pieces = _fma_sum(a, b, c)
+        return _fma_settle(a, b, c, pieces, _fma_safe(a, b, c, pieces[0]),
+                           (a == 0) | (b == 0), mode)
+
+
+def _fma_settle(a, b, c, pieces, safe, zero_product, mode):
+    """(z, s) of f64 a * b + c from _fma_sum's pieces and _fma_safe's lanes: the error sign
+    from the pieces, IEEE results for infinities, NaNs and zero products, exact rational
+    arithmetic for the other lanes outside the safe range (errors ignored)."""
+    uh, th, v0, e2, v, z = pieces
+    e3 = _two_sum_err(th, v, z)
+    s2 = np.where(v != v0, -np.sign(e2), np.sign(e2))
+    s = np.where(e3 != 0, np.sign(e3), s2)
+    finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
     # infinities and NaNs: a finite product plus an infinite c is c
     special = np.where(np.isfinite(a) & np.isfinite(b), c + 0.0 * a * b, uh + c)
     z = np.where(finite, z, special)
