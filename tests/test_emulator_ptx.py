@@ -450,6 +450,14 @@ def test_unknown_instruction_is_named_with_its_line():
         module.get_function("bogus")
 
 
+def test_b128_registers_are_a_ptx_error_naming_their_line():
+    # valid PTX (ld/st.global.b128, mov.b128); a launch failed with a bare KeyError: 16
+    line = line_of("b128_registers.ptx", ".reg .b128 %q<3>;", None)
+    with pytest.raises(PtxError, match=rf"line {line}: \.b128 registers are not supported by "
+                                       rf"the emulator: hold the 128 bits in two \.b64"):
+        Emulator().module_from_buffer(source("b128_registers.ptx"))
+
+
 def test_unsupported_forms_are_ptx_errors_naming_line_and_instruction():
     dev = Emulator()
     module = dev.module_from_buffer(source("faults.ptx"))

@@ -393,6 +393,9 @@ class _Parser:
         if not m or m.group(1) not in TYPE_BYTES:
             self.error(line, "bad .reg declaration", stmt)
         dtype = m.group(1)
+        if dtype == "b128":             # (TYPE_BYTES keeps .b128 for variables)
+            self.error(line, ".b128 registers are not supported by the emulator: hold the 128 "
+                             "bits in two .b64 registers (ld/st .v2.b64 instead of .b128)", stmt)
         for item in (s.strip() for s in m.group(2).split(",")):
             rm = re.match(r"^(%?[A-Za-z_$][\w$]*)(?:<(\d+)>)?$", item)
             if not rm:
