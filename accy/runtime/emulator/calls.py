@@ -474,25 +474,24 @@ class CallStack:
             pcs = waiting[threads]
             pc = int(pcs.min())
             return pc, threads[pcs == pc]
-        groups = self._groups(nodes, waiting[threads])
-        first = groups[0]
-        for node, pc in [first] + sorted(groups[1:], key=functools.cmp_to_key(self._order)):
-            if pc not in self.meeting:
-                return pc, threads[(nodes == node) & (waiting[threads] == pc)]
-            if not self._waits(threads, waiting, pc, nodes == node):
-                break
-        else:                       # every group waits: the first runs (and faults)
-            node, pc = first
-        return pc, threads[waiting[threads] == pc]
-
-    def _groups(self, nodes, pcs):
-        """The distinct (node, pc) of live threads, the first in running order first."""
-        pairs = np.unique(np.stack([nodes, pcs], 1), axis=0).tolist()
-        best = min(range(len(pairs)), key=functools.cmp_to_key(
-            lambda i, j: self._order(pairs[i], pairs[j])))
-        return [tuple(pairs[best])] + [tuple(p) for k, p in enumerate(pairs) if k != best]
+        order = functools.cmp_to_key(self._order)
+        groups = [tuple(g) for g in np.unique(np.stack([nodes, waiting[threads]], 1),
+                                              axis=0).tolist()]     # distinct (node, pc)
+        first = min(groups, key=order)
+        if first[1] in self.meeting:
+            for node, pc in sorted(groups, key=order):
+                if pc not in self.meeting:
+                    return pc, threads[(nodes == node) & (waiting[threads] == pc)]
+                if not self._waits(threads, waiting, pc,
+                                   (nodes == node) & (waiting[threads] == pc)):
+                    return pc, threads[waiting[threads] == pc]
+            # every group waits: the first runs, with the threads at its instruction, and
+            # faults naming a thread it waited for
+            return first[1], threads[waiting[threads] == first[1]]
+        return first[1], threads[(nodes == first[0]) & (waiting[threads] == first[1])]
 
     def _order(self, x, y):
+        """Running order of two distinct (node, pc) groups, for sorting."""
         return -1 if self._before(x[0], x[1], y[0], y[1]) else 1
 
     def _waits(self, live, waiting, pc, mine):
@@ -513,9 +512,10 @@ class CallStack:
         return bool((nodes == nodes[0]).all())
 
     def _before(self, a, pc_a, b, pc_b):
-        """Whether node `a` at `pc_a` runs before node `b` at `pc_b` (a != b): compare their
-        (call sites..., pc) sequences at the first place they differ, found by walking up
-        to the nodes' common ancestor; a stack that is the other's prefix comes first."""
+        """Whether node `a` at `pc_a` runs before node `b` at `pc_b` (two distinct groups):
+        compare their (call sites..., pc) sequences at the first place they differ, found by
+        walking up to the nodes' common ancestor; a stack that is the other's prefix comes
+        first."""
         key_a, key_b = pc_a, pc_b       # each sequence's entry just below the common part
         depth, parent, site = self.depth, self.parent, self.site
         shallower = depth[a] < depth[b]     # a tie: one is the other's caller, at its call
