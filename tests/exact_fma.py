@@ -63,7 +63,7 @@ def _signs(rng, n):
 
 def hard_cases(elem, view, rng, n):
     """(a, b, c) arrays of dtype view, groups of n lanes each: random bit patterns; c = -(a * b)
-    rounded (cancellation); c a power of two 1 to 3 precisions below the product (ties and
+    rounded (cancellation); c a power of two 1 bit to 3 precisions below the product (ties and
     the sticky bit); c = +-smallest subnormal; products exactly halfway between two values
     (c = 0 or +-tiny: the tie and its breaking); subnormal operands and products; products
     near overflow with c = +-largest value; zero factors among ordinary lanes (IEEE's zero
