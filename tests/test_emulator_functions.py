@@ -221,8 +221,8 @@ def test_endless_recursion_is_a_fault_not_a_hang():
 
 def test_runaway_recursion_with_local_frames_faults_at_the_stack_limit():
     """1024 threads recursing with 256-byte frames fault once their call stacks (frames and
-    saved registers) would pass MAX_LAUNCH_STACK: a few hundred levels, long before the
-    per-thread limit or the 4096-call depth."""
+    saved registers) would pass MAX_LAUNCH_STACK: about 1000 levels, long before the
+    per-thread limit (1 MiB, 4096 levels) would be reached."""
     from accy.runtime.emulator.calls import MAX_LAUNCH_STACK
     dev, module = _calls()
     with pytest.raises(KernelFault, match="more than the emulator's") as fault:
