@@ -235,6 +235,37 @@ def test_constants_on_a_device_live_until_the_executable_goes(rng):
     assert device.memory.buffers == {}
 
 
+class _Forwarding:
+    """A device object forwarding to an emulator; its subclasses' `__slots__` decide whether
+    it has a __dict__ and takes weak references."""
+    __slots__ = ("inner",)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("slots", [(), ("__dict__",)])
+def test_a_device_that_cannot_keep_values_gets_them_per_run(slots, rng):
+    """A device object without a __dict__ or weak references cannot hold the executable's
+    modules and constants: each run loads and uploads afresh and frees what it uploaded."""
+    from accy.runtime.emulator.driver import Emulator
+    device_type = type("Device", (_Forwarding,), {"__slots__": slots})
+    with pytest.raises(TypeError):
+        weakref.ref(device_type(None))
+    exe, x, (c, d) = _two_constants(rng)
+    inner = Emulator()
+    device = device_type(inner)
+    for _ in range(2):
+        np.testing.assert_allclose(exe.run(x, device=device), x * c + d, rtol=1e-6)
+        assert inner.memory.buffers == {}
+    del exe
+    gc.collect()
+    assert inner.memory.buffers == {}
+
+
 def test_a_failed_constant_upload_frees_what_it_allocated(rng):
     from accy.errors import AccyError
     from accy.runtime.emulator.driver import Emulator

@@ -60,16 +60,29 @@ class _PerDevice:
     def __init__(self, free=None):
         self.free = free
 
+    @staticmethod
+    def can_hold(device):
+        """Whether `device` can keep values (it has a __dict__ and takes weak references); a
+        device that cannot gets values made afresh for each run, which the run frees."""
+        try:
+            weakref.ref(device)
+        except TypeError:
+            return False
+        return hasattr(device, "__dict__")
+
     def get(self, device, make):
+        if not self.can_hold(device):
+            return make(device)
         kept = vars(device).setdefault(_KEPT, weakref.WeakKeyDictionary())
         if self not in kept:
-            value = kept[self] = make(device)
+            value = make(device)
             if self.free is not None:
                 done = []           # the finalizer, dropped if the device goes first
                 device_ref = weakref.ref(device, lambda _: done[0].detach())
                 done.append(weakref.finalize(self, _free_if_open, self.free, device_ref,
                                              value))
                 done[0].atexit = False  # at exit the device (a GPU context) may be gone first
+            kept[self] = value
         return kept[self]
 
 
@@ -254,8 +267,7 @@ class Executable:
                         addresses[b.value] = int(device.mem_alloc(b.nbytes))
                         device.memcpy_htod(addresses[b.value], np.frombuffer(b.data, np.uint8))
         except BaseException:
-            for p in addresses.values():
-                device.mem_free(p)
+            _free_constants(device, addresses)
             raise
         return addresses
 
@@ -284,7 +296,8 @@ class _Run:
 
     def __init__(self, exe, device, keeps=True):
         self.exe, self.dev = exe, device
-        self.keeps = keeps              # the device outlives the run (see `_run_on`)
+        # the device outlives the run (see `_run_on`) and can keep the executable's constants
+        self.keeps = keeps and _PerDevice.can_hold(device)
         self.addresses = {}             # buffer id -> device address
         self.functions = {}
         self.bound = {}                 # value -> address, for a loop block's arguments/yields
