@@ -9,7 +9,7 @@ params) and the launch domain the lowering covers.
 Names are `<function>$k<item>$<kind>` (blocks of an iterate: `<function>$k<item>$cond$k<j>$<kind>`
 and `...$body$...`), so one input gives the same names in any process. The function's part is
 its name when that is a PTX identifier without `$`; else the name with every other character
-turned into `_`, cut at MAX_PREFIX characters, then `$h` and a hash of the original
+turned into `_`, then `$h` and a hash of the original, within MAX_PREFIX characters
 (`kernel_prefix`, by accy/safe_names.py): the kernels of two functions never share a name.
 A kernel_call keeps the user's entry name and launch; a name met twice is an OutlineError. An
 iterate item is no kernel: its outline has no launch and holds the outlines of its cond and
@@ -157,9 +157,10 @@ MAX_PREFIX = 100        # a 10 MB sym_name must not give 10 MB kernel names
 
 def kernel_prefix(func):
     """The function's name as a PTX identifier prefix, by `safe_name`: a name that had to change
-    (characters PTX does not allow become `_`, a leading digit gets `_` before it, past
-    MAX_PREFIX characters it is cut) ends in `$h` and a hash of the original, so two functions
-    never share a prefix; an unchanged name has no `$`, the separator of what follows."""
+    (characters PTX does not allow become `_`, a leading digit gets `_` before it, a name past
+    MAX_PREFIX characters is cut) ends in `$h` and a hash of the original, the whole within
+    MAX_PREFIX characters, so two functions never share a prefix; an unchanged name has no `$`,
+    the separator of what follows."""
     return safe_name(str(_symbol(func)), _IDENTIFIER, _IDENTIFIER - set(string.digits), "$",
                      MAX_PREFIX)
 
