@@ -169,6 +169,26 @@ def test_sync_inside_a_function_reached_from_two_call_sites(ptx, rng):
     np.testing.assert_array_equal(got, np.stack([a, b, c], 1))
 
 
+def test_diverged_calls_without_meeting_instructions_sort_no_groups(ptx, rng, monkeypatch):
+    """Odd threads loop in one function, even ones in another: each diverged step picks the
+    first (call stack, PC) group with a cheap search; the set of all groups (np.unique) is
+    built only when that group is at a barrier or warp-synchronous instruction, and this
+    kernel has none (building it on every step made such kernels about 15 times slower)."""
+    n, k = 256, 40
+    x = rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    dev, fn = load(ptx, "functions", "two_loops")
+    out = dev.mem_alloc(4 * n)
+    unique, searches = np.unique, []
+    monkeypatch.setattr(np, "unique", lambda *a, **kw: searches.append(1) or unique(*a, **kw))
+    fn(dev.to_device(x), out, np.int32(k), block=(128, 1, 1), grid=(2, 1, 1))
+    monkeypatch.undo()
+    assert not searches
+    v = x.astype(np.uint64)
+    for _ in range(k):
+        v = np.where(np.arange(n) % 2 == 1, v * 3 + (v >> 5), v * 5 + (v >> 3)) % 2 ** 32
+    np.testing.assert_array_equal(dev.from_device(out, n, np.uint32), v.astype(np.uint32))
+
+
 def test_calls_through_function_pointers(ptx, rng):
     """Each thread calls one of three functions through a pointer (an indirect call with a
     .callprototype); one of them calls a fourth."""

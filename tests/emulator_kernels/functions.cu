@@ -127,3 +127,18 @@ extern "C" __global__ void sync_in_two_call_sites(const int *x, int *out) {
     out[3 * t + 1] = b;
     out[3 * t + 2] = c;
 }
+
+// odd and even threads each loop inside their own function (no meeting instruction there)
+__device__ __noinline__ unsigned mix3(unsigned x, int k) {
+    for (int i = 0; i < k; i++) x = x * 3 + (x >> 5);
+    return x;
+}
+__device__ __noinline__ unsigned mix5(unsigned x, int k) {
+    for (int i = 0; i < k; i++) x = x * 5 + (x >> 3);
+    return x;
+}
+
+extern "C" __global__ void two_loops(const unsigned *x, unsigned *out, int k) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    out[t] = (t & 1) ? mix3(x[t], k) : mix5(x[t], k);
+}

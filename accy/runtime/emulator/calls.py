@@ -401,7 +401,7 @@ class CallStack:
     def node_of(self, threads):
         """The node `threads` run in (threads run together only with equal call stacks)."""
         nodes = self.node[threads]
-        if len(nodes) and (nodes != nodes[0]).any():
+        if not _alike(nodes):
             raise KernelFault("internal: threads of different call stacks run together")
         return int(nodes[0]) if len(nodes) else 0
 
@@ -462,55 +462,73 @@ class CallStack:
         """(pc, threads) to run next while threads diverge: the live threads whose call stack
         (call sites, outermost first, then the PC) comes first, all with that same stack.
         Threads of several call stacks meet at an instruction that waits for its warp or
-        block (a barrier, a .sync warp operation, mma): a group there waits while some
-        thread it waits for is elsewhere and another group can run, and runs with every
-        thread at that instruction, whatever its stack (as on sm_70 and later, where the
-        lanes need only execute the same instruction)."""
+        block (a barrier, a .sync warp operation, mma): see _meet."""
         n = len(self.m.kernel.instructions)
         threads = np.flatnonzero(waiting <= n)
         if not len(threads):
             return n + 1, threads
-        nodes = self.node[threads]
-        if (nodes == nodes[0]).all():
-            pcs = waiting[threads]
+        nodes, pcs = self.node[threads], waiting[threads]
+        if _alike(nodes):
             pc = int(pcs.min())
             return pc, threads[pcs == pc]
-        order = functools.cmp_to_key(self._order)
-        groups = [tuple(g) for g in np.unique(np.stack([nodes, waiting[threads]], 1),
-                                              axis=0).tolist()]     # distinct (node, pc)
-        first = min(groups, key=order)
-        if first[1] in self.meeting:
-            for node, pc in sorted(groups, key=order):
-                if pc not in self.meeting:
-                    return pc, threads[(nodes == node) & (waiting[threads] == pc)]
-                if not self._waits(threads, waiting, pc,
-                                   (nodes == node) & (waiting[threads] == pc)):
-                    return pc, threads[waiting[threads] == pc]
-            # every group waits: the first runs, with the threads at its instruction, and
-            # faults naming a thread it waited for
-            return first[1], threads[waiting[threads] == first[1]]
-        return first[1], threads[(nodes == first[0]) & (waiting[threads] == first[1])]
+        node, pc = self._first(nodes, pcs)
+        if pc in self.meeting:
+            return self._meet(threads, nodes, pcs, node, pc)
+        return pc, threads[(nodes == node) & (pcs == pc)]
+
+    def _first(self, nodes, pcs):
+        """The (node, pc) group that runs first: of each node's lowest PC, the one whose call
+        stack comes first."""
+        order = np.argsort(nodes, kind="stable")
+        nodes = nodes[order]
+        starts = np.flatnonzero(np.r_[True, nodes[1:] != nodes[:-1]])
+        lowest = np.minimum.reduceat(pcs[order], starts)
+        best, best_pc = int(nodes[0]), int(lowest[0])
+        for node, pc in zip(nodes[starts[1:]].tolist(), lowest[1:].tolist()):
+            if self._before(node, pc, best, best_pc):
+                best, best_pc = node, pc
+        return best, best_pc
+
+    def _meet(self, threads, nodes, pcs, node, pc):
+        """(pc, threads) to run when the first group, `node` at `pc`, is at a meeting
+        instruction: a group there waits while some thread it waits for is elsewhere and
+        another group can run, and runs with every thread at that instruction, whatever its
+        stack (as on sm_70 and later, where the lanes need only execute the same
+        instruction)."""
+        width = len(self.m.kernel.instructions) + 2
+        keys = np.unique(nodes * width + pcs)           # the distinct (node, pc) groups
+        groups = sorted(zip((keys // width).tolist(), (keys % width).tolist()),
+                        key=functools.cmp_to_key(self._order))
+        for node, pc in groups:
+            if pc not in self.meeting:
+                return pc, threads[(nodes == node) & (pcs == pc)]
+            if not self._waits(threads, pcs, pc, (nodes == node) & (pcs == pc)):
+                return pc, threads[pcs == pc]
+        # every group waits: the first runs, with the threads at its instruction, and faults
+        # naming a thread it waited for
+        pc = groups[0][1]
+        return pc, threads[pcs == pc]
 
     def _order(self, x, y):
         """Running order of two distinct (node, pc) groups, for sorting."""
         return -1 if self._before(x[0], x[1], y[0], y[1]) else 1
 
-    def _waits(self, live, waiting, pc, mine):
+    def _waits(self, live, pcs, pc, mine):
         """Whether the group `live[mine]` at meeting instruction `pc` waits for a live thread
-        of its block (a barrier) or of its warp's lanes in the mask that is elsewhere."""
+        of its block (a barrier) or of its warp's lanes in the mask that is elsewhere (`pcs`:
+        the live threads' PCs)."""
         m = self.m
         scope, mask = self.meeting[pc]
+        elsewhere = pcs != pc
         if scope == "block":
-            related = np.isin(m.block_of[live], m.block_of[live[mine]])
-        else:
-            lane = m.special["laneid"][live].astype(np.int64)
-            related = np.isin(m.warp_of[live], m.warp_of[live[mine]]) & ((mask >> lane) & 1 == 1)
-        return bool((related & (waiting[live] != pc)).any())
+            return _shares(m.block_of[live], mine, elsewhere)
+        lane = m.special["laneid"][live[elsewhere]].astype(np.int64)
+        elsewhere[elsewhere] = (mask >> lane) & 1 == 1
+        return _shares(m.warp_of[live], mine, elsewhere)
 
     def one_stack(self, threads):
         """Whether `threads` are all in one call."""
-        nodes = self.node[threads]
-        return bool((nodes == nodes[0]).all())
+        return _alike(self.node[threads])
 
     def _before(self, a, pc_a, b, pc_b):
         """Whether node `a` at `pc_a` runs before node `b` at `pc_b` (two distinct groups):
@@ -527,6 +545,19 @@ class CallStack:
         while a != b:
             key_a, key_b, a, b = site[a], site[b], parent[a], parent[b]
         return key_a < key_b or key_a == key_b and shallower
+
+
+def _alike(values):
+    """Whether the array `values` holds one value (or none)."""
+    return not len(values) or bool((values == values[0]).all())
+
+
+def _shares(owners, mine, others):
+    """Whether some thread where `others` holds has an owner (block, warp) of a thread where
+    `mine` holds."""
+    owned = np.zeros(int(owners.max()) + 1, bool)
+    owned[owners[mine]] = True
+    return bool(owned[owners[others]].any())
 
 
 def _meeting(ins):
