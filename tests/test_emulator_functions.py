@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from accy.runtime.emulator import Emulator, KernelFault, PtxError
+from accy.runtime.emulator import Emulator, KernelFault, PtxError, calls
 from emulator_helpers import load
 from ptxas_check import PTXAS, assemble
 
@@ -59,7 +59,12 @@ def test_math_library_functions(ptx, rng, dtype, bounds, scales, scale_exp):
             f"{name}: {err.max()} ulp at x={x[finite][err.argmax()]!r}"
 
 
-def test_noinline_function_with_several_arguments(ptx, rng):
+@pytest.mark.parametrize("launch_stack", [None, 1024])
+def test_noinline_function_with_several_arguments(ptx, rng, monkeypatch, launch_stack):
+    """With MAX_LAUNCH_STACK patched below the bytes of the launch's call frames (250 threads'
+    frames for blend()): it holds only recursive calls' frames, and nothing recurses here."""
+    if launch_stack is not None:
+        monkeypatch.setattr(calls, "MAX_LAUNCH_STACK", launch_stack)
     n = 250
     a = rng.standard_normal(n)
     b = rng.standard_normal(n).astype(np.float32)

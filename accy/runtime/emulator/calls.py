@@ -22,7 +22,8 @@ call run before those after it in the caller (the order of their call stacks, th
 which keeps barriers and warp-synchronous instructions after a divergent call meeting every
 thread. Threads of different call stacks meet at the same barrier, .sync warp instruction
 or mma (a function reached from two call sites): a group there waits while threads it
-waits for are elsewhere and can still run, then runs together with all of them.
+waits for are elsewhere and can still run, then runs together with all of them (a
+register membermask counts as the full warp).
 
 Function pointers: a function's name as a value (`mov.u64 %rd1, f`) is its address, 16 bytes
 apart from CODE_WINDOW on (no memory there). An indirect call (`call (r), %rd1, (a),
@@ -31,13 +32,14 @@ and result sizes; it runs as a check (a target outside that set is a fault namin
 thread) followed, per candidate, by a compare and a guarded direct call.
 
 Not modelled: `.extern .func` without a body (separate compilation: a PtxError), `.reg`
-parameters, function addresses in variable initializers (a PtxError). The stack's limits are
-the emulator's own: MAX_DEPTH calls deep, MAX_STACK bytes a thread, and MAX_LAUNCH_STACK bytes
-for the whole launch (every thread's local memory up to the deepest frame, plus the saved
-registers), so a runaway recursion on 1024 threads with 256-byte frames faults about 1000
-levels deep, before it takes gigabytes; a GPU's (1 KiB a thread by default,
-cudaLimitStackSize) depends on ptxas's frame sizes, which PTX does not show. `.reg`
-parameters are an error only where such a function is called.
+parameters (an error only where such a function is called), function addresses in variable
+initializers (a PtxError). The stack's limits are the emulator's own: MAX_DEPTH calls deep,
+MAX_STACK bytes a thread, and MAX_LAUNCH_STACK bytes for the recursive calls of the whole
+launch (every thread's local memory from the outermost recursive call's frame up to the
+deepest frame, plus the saved registers; frames outside any recursion, whose depth the code
+fixes, are not counted), so a runaway recursion on 1024 threads with 256-byte frames faults
+about 1000 levels deep, before it takes gigabytes; a GPU's (1 KiB a thread by default,
+cudaLimitStackSize) depends on ptxas's frame sizes, which PTX does not show.
 """
 import dataclasses
 import functools
@@ -70,6 +72,7 @@ class Callee:
     params: list                # (name, size) in order
     returns: list               # likewise
     saved: tuple = ()           # registers saved across a call (recursive functions)
+    recursive: bool = False     # it can call itself, directly or through others
 
 
 @dataclass
@@ -202,7 +205,8 @@ class _Linker:
             callees[name] = Callee(name, None, size, offsets, [(p[0], p[2]) for p in f.params],
                                    [(p[0], p[2]) for p in f.returns],
                                    tuple(renamed[r] for r in _written(f))
-                                   if name in self.recursive else ())
+                                   if name in self.recursive else (),
+                                   name in self.recursive)
             variables += [v for v in f.variables if v.space == "shared"]
             units.append((f, callees[name], renamed, f"{name}::", offsets, FRAME))
         instructions, labels, sites, dispatch, functions = [], {}, {}, {}, {}
@@ -384,14 +388,18 @@ class CallStack:
     (or times) make that call. Per node: its parent, call site, depth and frame base (a
     frame's place follows from the path: each caller's frame size on top of the last); per
     thread: the node it runs in, and per (node, thread) the registers a recursive callee
-    saved on entry. Bytes of call frames (every thread's local memory up to the deepest frame)
-    plus saved registers are held to MAX_LAUNCH_STACK: a runaway recursion faults at a size,
-    before it exhausts memory or time."""
+    saved on entry. Bytes of the frames of recursive calls (every thread's local memory from
+    the outermost recursive activation's frame up to the deepest frame) plus saved registers
+    are held to MAX_LAUNCH_STACK: a runaway recursion faults at a size, before it exhausts
+    memory or time. Frames of calls outside any recursion are not (their depth is fixed by
+    the code)."""
 
     def __init__(self, machine):
         self.m = machine
         self.node = np.zeros(machine.T, np.int64)
         self.parent, self.site, self.depth, self.frame = [0], [0], [0], [0]
+        self.recursion = [None]     # the frame base of the node's outermost recursive call
+        self.frame_bytes = 0        # bytes of recursive calls' frames, all threads
         self.children = {}
         self.saved = {}             # node -> [(threads, {register: values})] of calls into it
         self.saved_bytes = 0
@@ -405,8 +413,9 @@ class CallStack:
             raise KernelFault("internal: threads of different call stacks run together")
         return int(nodes[0]) if len(nodes) else 0
 
-    def enter(self, parent, site_pc, frame):
-        """The node of a call from `parent` at `site_pc`, its frame at `frame`."""
+    def enter(self, parent, site_pc, frame, recursive):
+        """The node of a call from `parent` at `site_pc` to a function (`recursive`: one
+        that can call itself), its frame at `frame`."""
         child = self.children.get((parent, site_pc))
         if child is None:
             if self.depth[parent] >= MAX_DEPTH:
@@ -416,6 +425,8 @@ class CallStack:
             self.site.append(site_pc)
             self.depth.append(self.depth[parent] + 1)
             self.frame.append(frame)
+            outer = self.recursion[parent]
+            self.recursion.append(frame if outer is None and recursive else outer)
         return child
 
     def push(self, threads, node, registers):
@@ -423,8 +434,7 @@ class CallStack:
         if registers:
             values = {name: self.m.regs[name][threads] for name in registers}
             self.saved_bytes += sum(v.nbytes for v in values.values())
-            memory = self.m.local_memory
-            self.check(len(memory.data) * memory.nbytes)
+            self.check(self.frame_bytes)
             self.saved.setdefault(node, []).append((threads, values))
         self.node[threads] = node
 
@@ -449,12 +459,13 @@ class CallStack:
         self.node[threads] = parent
 
     def check(self, frame_bytes):
-        """Fault when call frames of `frame_bytes` in all plus the saved registers pass
-        MAX_LAUNCH_STACK."""
+        """Fault when recursive calls' frames of `frame_bytes` in all plus the saved
+        registers pass MAX_LAUNCH_STACK."""
+        self.frame_bytes = frame_bytes
         total = frame_bytes + self.saved_bytes
         if total > MAX_LAUNCH_STACK:
-            raise KernelFault(f"the launch's call stacks need {total} bytes ({frame_bytes} of "
-                              f"local memory for {self.m.T} threads' frames, "
+            raise KernelFault(f"the launch's recursive calls need {total} bytes ({frame_bytes} "
+                              f"of local memory for {self.m.T} threads' frames, "
                               f"{self.saved_bytes} of saved registers), more than the "
                               f"emulator's {MAX_LAUNCH_STACK}: endless recursion?")
 
@@ -610,14 +621,18 @@ def _call(ins, m):
         else:
             base = here + site.caller.frame_size
         top = base + callee.frame_size
+        child = stack.enter(node, pc, base, callee.recursive)
+        recursion = stack.recursion[child]
         if top > MAX_STACK:
+            why = "endless recursion?" if recursion is not None else \
+                "no recursion: the functions' local variables are too large"
             raise KernelFault(f"the call stack of {callee.name} needs {top} bytes of local "
-                              f"memory a thread (at most {MAX_STACK}): endless recursion?")
-        child = stack.enter(node, pc, base)
+                              f"memory a thread (at most {MAX_STACK}): {why}")
         memory = m.local_memory
         if top > memory.nbytes:
             rows = len(memory.data)
-            stack.check(rows * top)
+            if recursion is not None:
+                stack.check(rows * (top - recursion))
             memory.grow(top, most=MAX_LAUNCH_STACK // rows)
         memory.forget(threads, base, callee.frame_size)  # a new frame: nothing written yet
         for name, (param, size) in zip(site.arguments, callee.params):
