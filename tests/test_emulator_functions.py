@@ -237,6 +237,16 @@ def test_guarded_call_early_return_and_no_result(rng):
     assert dev.from_device(counter, 1, np.uint32)[0] == n
 
 
+def test_indirect_call_with_a_prototype_and_no_argument_list(rng):
+    """`call (r), %rd, prototype;`: a function pointer to a function without parameters."""
+    n = 48
+    x = rng.integers(-10 ** 6, 10 ** 6, n).astype(np.int32)
+    dev, module = _calls()
+    out = dev.mem_alloc(4 * n)
+    module.get_function("pointer_without_arguments")(dev.to_device(x), out, block=(n, 1, 1))
+    np.testing.assert_array_equal(dev.from_device(out, n, np.int32), x + 7)
+
+
 def test_endless_recursion_is_a_fault_not_a_hang():
     dev, module = _calls()
     with pytest.raises(KernelFault, match=r"kernel endless, line \d+ `call \(d1\), down, "

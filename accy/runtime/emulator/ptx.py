@@ -467,7 +467,8 @@ class _Parser:
         if not m:
             self.error(line, "bad call", stmt)
         results, target, arguments, prototype = m.groups()
-        if prototype is not None and arguments is None:
+        if prototype is not None and arguments is None and not target.startswith("%"):
+            # a direct call has no prototype (an indirect one's arguments may be left out)
             self.error(line, f"a call's arguments go in parentheses, `({prototype})`, after "
                              f"the target (a name alone there is an indirect call's prototype)",
                        stmt)
