@@ -194,6 +194,60 @@ def test_diverged_calls_without_meeting_instructions_sort_no_groups(ptx, rng, mo
     np.testing.assert_array_equal(dev.from_device(out, n, np.uint32), v.astype(np.uint32))
 
 
+def test_complete_warp_or_block_does_not_run_a_partial_one_with_it(ptx, rng):
+    """Lanes 0-15 of warp 0 reach pair_sum's shuffle first, then all of warp 1 through
+    another call site, lanes 16-31 of warp 0 only after a loop: warp 1 must run the shuffle
+    alone, not with the half of warp 0 already there (a false fault: lane 31 not executing
+    it). Likewise a complete block 0 and half of block 1 at mirrored()'s barrier."""
+    x = rng.integers(-1000, 1000, 64).astype(np.int32)
+    t, v = np.arange(64), x.astype(np.int64)
+    lane, warp = t % 32, t // 32
+    loop = v + lane * (lane - 1) // 2                   # v += i for i < lane
+    dev, fn = load(ptx, "functions", "partial_warp_meets")
+    out = dev.mem_alloc(4 * 64)
+    fn(dev.to_device(x), out, block=(64, 1, 1))
+    given = np.select([warp == 1, lane < 16], [v, 2 * v], 3 * loop)
+    np.testing.assert_array_equal(dev.from_device(out, 64, np.int32), given + given[t ^ 1])
+
+    x = rng.integers(-1000, 1000, 128).astype(np.int32)
+    v, block = x.astype(np.int64).reshape(2, 64), np.arange(64)
+    dev, fn = load(ptx, "functions", "partial_block_meets")
+    out = dev.mem_alloc(4 * 128)
+    fn(dev.to_device(x), out, block=(64, 1, 1), grid=(2, 1, 1))
+    given = np.stack([v[0], np.where(block < 32, 2 * v[1],
+                                     3 * (v[1] + block * (block - 1) // 2))])
+    np.testing.assert_array_equal(dev.from_device(out, 128, np.int32),
+                                  given[:, 63 - block].reshape(-1))
+
+
+def test_waiting_lanes_run_the_group_they_wait_for_not_a_spinning_one(ptx, rng, monkeypatch):
+    """Even lanes of warp 0 wait at a shuffle for the odd ones; warps 2 and 3 spin, at an
+    earlier PC than the odd lanes, on a flag thread 0 sets after the shuffle: the scheduler
+    must run the odd lanes (the group the waiting one waits for), not the spinning warps,
+    which held it to the step limit. It finishes in a few hundred steps; the limit is cut to
+    5000."""
+    from accy.runtime.emulator import machine
+    monkeypatch.setattr(machine, "MAX_STEPS", 5000)
+    x = rng.integers(-1000, 1000, 96).astype(np.int32)
+    dev, fn = load(ptx, "functions", "spin_while_lanes_wait")
+    out = dev.to_device(np.zeros(96, np.int32))
+    fn(dev.to_device(x), out, dev.to_device(np.zeros(1, np.int32)), block=(96, 1, 1))
+    t, v = np.arange(32), x[:32].astype(np.int64)
+    given = np.where(t % 2 == 0, v, 10 * v)
+    expected = np.concatenate([given + given[t ^ 1], np.zeros(32), np.ones(32)])
+    np.testing.assert_array_equal(dev.from_device(out, 96, np.int32), expected)
+
+
+def test_groups_waiting_for_each_other_fault_naming_a_lane(ptx, rng):
+    """Odd lanes at __syncwarp, even ones at a full-warp shuffle: every group waits for
+    another, so the first runs and faults at once, naming a lane it waited for."""
+    x = rng.integers(-1000, 1000, 32).astype(np.int32)
+    dev, fn = load(ptx, "functions", "crossed_meets")
+    with pytest.raises(KernelFault, match=r"kernel crossed_meets, line \d+ `(shfl|bar\.warp)"
+                                          r"\.sync.*lane \d+"):
+        fn(dev.to_device(x), dev.mem_alloc(4 * 32), block=(32, 1, 1))
+
+
 def test_calls_through_function_pointers(ptx, rng):
     """Each thread calls one of three functions through a pointer (an indirect call with a
     .callprototype); one of them calls a fourth."""

@@ -142,3 +142,55 @@ extern "C" __global__ void two_loops(const unsigned *x, unsigned *out, int k) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     out[t] = (t & 1) ? mix3(x[t], k) : mix5(x[t], k);
 }
+
+// a complete warp (block) and parts of another reach the same shuffle (barrier) through
+// different call sites, the rest of the partial one later: the complete one must not run
+// the partial one's lanes with it
+extern "C" __global__ void partial_warp_meets(const int *x, int *out) {
+    int t = threadIdx.x, lane = t & 31, warp = t >> 5, v = x[t], r = 0;
+    if (warp == 0 && lane < 16) r = pair_sum(v * 2);
+    if (warp == 1) r = pair_sum(v);
+    if (warp == 0 && lane >= 16) {
+        for (int i = 0; i < lane; i++) v += i;
+        r = pair_sum(v * 3);
+    }
+    out[t] = r;
+}
+
+extern "C" __global__ void partial_block_meets(const int *x, int *out) {
+    int t = threadIdx.x, i = blockIdx.x * 64 + t, v = x[i], r = 0;
+    if (blockIdx.x == 1 && t < 32) r = mirrored(v * 2);
+    if (blockIdx.x == 0) r = mirrored(v);
+    if (blockIdx.x == 1 && t >= 32) {
+        for (int k = 0; k < t; k++) v += k;
+        r = mirrored(v * 3);
+    }
+    out[i] = r;
+}
+
+// the even lanes of warp 0 wait at a shuffle for the odd ones, which come after the spin
+// loop of warps 2 and 3 in program order; thread 0 sets their (global) flag after the
+// shuffle
+__device__ __noinline__ int pair_sum_then_flag(int x, volatile int *flag) {
+    int r = __shfl_xor_sync(0xffffffff, x, 1) + x;
+    if (threadIdx.x == 0) *flag = 1;
+    return r;
+}
+
+extern "C" __global__ void spin_while_lanes_wait(const int *x, int *out, volatile int *flag) {
+    int t = threadIdx.x, v = x[t], r = 0;
+    if (t < 32 && (t & 1) == 0) r = pair_sum_then_flag(v, flag);
+    if (t >= 64) {
+        while (*flag == 0) {}
+        out[t] = 1;
+        return;
+    }
+    if (t < 32 && (t & 1)) r = pair_sum_then_flag(v * 10, flag);
+    if (t < 32) out[t] = r;
+}
+
+// odd lanes at __syncwarp, even ones at a shuffle: each waits for the other (an error)
+extern "C" __global__ void crossed_meets(const int *x, int *out) {
+    int t = threadIdx.x, v = x[t];
+    out[t] = (t & 1) ? synced(v) : pair_sum(v);
+}

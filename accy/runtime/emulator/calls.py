@@ -484,7 +484,7 @@ class CallStack:
             return pc, threads[pcs == pc]
         node, pc = self._first(nodes, pcs)
         if pc in self.meeting:
-            return self._meet(threads, nodes, pcs, node, pc)
+            return self._meet(threads, nodes, pcs)
         return pc, threads[(nodes == node) & (pcs == pc)]
 
     def _first(self, nodes, pcs):
@@ -500,42 +500,58 @@ class CallStack:
                 best, best_pc = node, pc
         return best, best_pc
 
-    def _meet(self, threads, nodes, pcs, node, pc):
-        """(pc, threads) to run when the first group, `node` at `pc`, is at a meeting
-        instruction: a group there waits while some thread it waits for is elsewhere and
-        another group can run, and runs with every thread at that instruction, whatever its
-        stack (as on sm_70 and later, where the lanes need only execute the same
-        instruction)."""
+    def _meet(self, threads, nodes, pcs):
+        """(pc, threads) to run when the first group is at a meeting instruction: a group
+        there runs with every thread at that instruction, whatever its stack (as on sm_70 and
+        later, where the lanes need only execute the same instruction), unless one of them
+        waits for a thread elsewhere. Then the earliest group that holds a thread it waits
+        for (or one such a group waits for in turn) and can run, runs; when none can, the
+        first runs with the threads at its instruction and faults naming a thread it waited
+        for."""
         width = len(self.m.kernel.instructions) + 2
         keys = np.unique(nodes * width + pcs)           # the distinct (node, pc) groups
         groups = sorted(zip((keys // width).tolist(), (keys % width).tolist()),
                         key=functools.cmp_to_key(self._order))
-        for node, pc in groups:
-            if pc not in self.meeting:
-                return pc, threads[(nodes == node) & (pcs == pc)]
-            if not self._waits(threads, pcs, pc, (nodes == node) & (pcs == pc)):
-                return pc, threads[pcs == pc]
-        # every group waits: the first runs, with the threads at its instruction, and faults
-        # naming a thread it waited for
-        pc = groups[0][1]
-        return pc, threads[pcs == pc]
+        first = groups[0][1]
+        needed = self._missing(threads, pcs, first)
+        while needed.any():
+            for node, pc in groups:
+                mine = (nodes == node) & (pcs == pc)
+                if not (mine & needed).any():
+                    continue
+                if pc not in self.meeting:
+                    return pc, threads[mine]
+                missing = self._missing(threads, pcs, pc)
+                if not missing.any():
+                    return pc, threads[pcs == pc]
+                if (missing & ~needed).any():
+                    needed |= missing
+                    break                               # look again from the first group
+            else:
+                break
+        return first, threads[pcs == first]
 
     def _order(self, x, y):
         """Running order of two distinct (node, pc) groups, for sorting."""
         return -1 if self._before(x[0], x[1], y[0], y[1]) else 1
 
-    def _waits(self, live, pcs, pc, mine):
-        """Whether the group `live[mine]` at meeting instruction `pc` waits for a live thread
-        of its block (a barrier) or of its warp's lanes in the mask that is elsewhere (`pcs`:
-        the live threads' PCs)."""
+    def _missing(self, live, pcs, pc):
+        """Which of the `live` threads (at `pcs`) the threads at meeting instruction `pc`
+        wait for there: those of their blocks (a barrier) or of their warps' lanes in the
+        mask that are elsewhere."""
         m = self.m
         scope, mask = self.meeting[pc]
-        elsewhere = pcs != pc
+        here = pcs == pc
+        elsewhere = ~here
         if scope == "block":
-            return _shares(m.block_of[live], mine, elsewhere)
-        lane = m.special["laneid"][live[elsewhere]].astype(np.int64)
-        elsewhere[elsewhere] = (mask >> lane) & 1 == 1
-        return _shares(m.warp_of[live], mine, elsewhere)
+            owners = m.block_of[live]
+        else:
+            owners = m.warp_of[live]
+            lane = m.special["laneid"][live[elsewhere]].astype(np.int64)
+            elsewhere[elsewhere] = (mask >> lane) & 1 == 1
+        owned = np.zeros(int(owners.max()) + 1, bool)
+        owned[owners[here]] = True
+        return owned[owners] & elsewhere
 
     def one_stack(self, threads):
         """Whether `threads` are all in one call."""
@@ -561,14 +577,6 @@ class CallStack:
 def _alike(values):
     """Whether the array `values` holds one value (or none)."""
     return not len(values) or bool((values == values[0]).all())
-
-
-def _shares(owners, mine, others):
-    """Whether some thread where `others` holds has an owner (block, warp) of a thread where
-    `mine` holds."""
-    owned = np.zeros(int(owners.max()) + 1, bool)
-    owned[owners[mine]] = True
-    return bool(owned[owners[others]].any())
 
 
 def _meeting(ins):
