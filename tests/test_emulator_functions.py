@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from accy.runtime.emulator import Emulator, KernelFault, PtxError, calls
+from accy.runtime.emulator.ptx import SCOPED
 from emulator_helpers import load
 from ptxas_check import PTXAS, assemble
 
@@ -446,14 +447,17 @@ BAD_LINKS = [
     ("{ .reg .b32 %y; { .param .b32 p0; .param .b32 r0; st.param.b32 [p0], 1; "
      "call (r0), f, p0; ld.param.b32 %y, [r0]; } ret; }",
      r"line 5: a call's arguments go in parentheses, `\(p0\)`, after the target"),
+    ("{ .reg .b32 %y; { .param .b32 r0; call (r0), f, (x__p3); ld.param.b32 %y, [r0]; } "
+     "ret; }", r"kernel k, line 5: x__p3 is not a .param variable of 4 bytes, as f needs"),
 ]
 
 
 @pytest.mark.parametrize("body, message", BAD_LINKS,
-                         ids=["param_without_call", "argument_size", "undefined", "no_parens"])
+                         ids=["param_without_call", "argument_size", "undefined", "no_parens",
+                              "undeclared_argument"])
 def test_link_errors_name_kernel_and_declared_names(body, message):
     text = HEAD + ".func (.param .b32 r) f(.param .b32 a) { st.param.b32 [r], 3; ret; }\n" + \
         f".visible .entry k(.param .u64 o) {body}\n"
     with pytest.raises(PtxError, match=message) as error:
         Emulator().module_from_buffer(text)
-    assert "__p" not in str(error.value)
+    assert SCOPED not in str(error.value)       # the names as written, not as scoped

@@ -24,12 +24,13 @@ class PtxError(AccyError):
     """PTX text the emulator cannot read or run; names the line and the instruction."""
 
 
-SCOPED = "__p"      # a call site's .param variable `x` is `x__p<serial>`, unique in its body
+SCOPED = "~"        # a call site's .param variable `x` is `x~<serial>`, unique in its body
+# (no PTX identifier holds the character, so the declared name is all before it)
 
 
 def declared_name(name):
-    """The name a call site's .param variable has in the PTX text (before `SCOPED`)."""
-    return re.sub(rf"{SCOPED}\d+$", "", name)
+    """The name a call site's .param variable has in the PTX text (any other name as it is)."""
+    return name.partition(SCOPED)[0]
 
 
 @dataclass(frozen=True)
