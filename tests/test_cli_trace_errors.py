@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import accy
-from accy.__main__ import main
+from cli_helpers import cli_error
 
 USER = ("import numpy as np\n"
         "def raises(x):\n"
@@ -26,14 +26,6 @@ USER = ("import numpy as np\n"
         "    return [np.random.default_rng(1).standard_normal(4).astype(np.float32)]\n")
 
 
-def cli_error(capsys, *argv):
-    assert main(list(argv)) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("accy: error: ") and "Traceback" not in err, err
-    assert len(err.strip().splitlines()) == 1, err
-    return err
-
-
 @pytest.mark.parametrize("func, message", [
     ("raises", "tracing raises raised ValueError: user bug while tracing (at user.py:4)"),
     ("numpy_call", "tracing numpy_call raised TypeError: operand 'Tensor' does not support "
@@ -48,7 +40,7 @@ def test_an_exception_while_tracing_is_one_error_line(func, message, tmp_path, m
     monkeypatch.chdir(tmp_path)
     (tmp_path / "user.py").write_text(USER)
     for command in ("compile", "run"):
-        err = cli_error(capsys, command, f"user.py:{func}")
+        err = cli_error(capsys, command, f"user.py:{func}", one_line=True)
         assert message in err, err
     if func == "numpy_call":
         assert "(at user.py:6)" in err
@@ -58,7 +50,7 @@ def test_the_line_named_is_the_innermost_in_the_users_file(tmp_path, monkeypatch
     """An accy error raised by a helper of the user's keeps its own located message."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "user.py").write_text(USER)
-    err = cli_error(capsys, "compile", "user.py:through_a_helper")
+    err = cli_error(capsys, "compile", "user.py:through_a_helper", one_line=True)
     assert "(at user.py:10)" in err, err
 
 

@@ -13,6 +13,7 @@ import pytest
 from accy.__main__ import main, output_stem
 
 from child_process import run_bounded
+from cli_helpers import cli_error
 
 
 def function_ir(sym_name, shape="4x8"):
@@ -370,14 +371,6 @@ GOOD_PY = ("import numpy as np\n"
            "    return x * 2\n"
            "def example_inputs():\n"
            "    return [np.random.default_rng(3).standard_normal((3, 5)).astype(np.float32)]\n")
-
-
-def cli_error(capsys, *argv):
-    """The stderr of `accy ARGV`, which must fail with one `accy: error:` message."""
-    assert main(list(argv)) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("accy: error: ") and "Traceback" not in err, err
-    return err
 
 
 @pytest.mark.parametrize("source, message", [

@@ -600,6 +600,17 @@ def _stack(m):
     return m.call_stack
 
 
+def _running(m, r):
+    """(threads, call stack, their node, its frame base) of the threads running `r`, or None
+    when none is."""
+    threads = m.threads(r)
+    if not len(threads):
+        return None
+    stack = _stack(m)
+    node = stack.node_of(threads)
+    return threads, stack, node, stack.frame[node]
+
+
 def _location(m, site_caller, name, frame_base):
     """Local-memory offset of a caller's .param variable: in the kernel, a fixed variable;
     in a function, at its offset from the caller's frame base."""
@@ -618,12 +629,10 @@ def _call(ins, m):
     callee = site.callee
 
     def run(r):
-        threads = m.threads(r)
-        if not len(threads):
+        running = _running(m, r)
+        if running is None:
             return None
-        stack = _stack(m)
-        node = stack.node_of(threads)
-        here = stack.frame[node]
+        threads, stack, node, here = running
         if site.caller is None:
             base = m.symbol_address(STACK)
         else:
@@ -680,14 +689,12 @@ def _ret(ins, m):
     callee = linkage.functions[pc]
 
     def run(r):
-        threads = m.threads(r)
-        if not len(threads):
+        running = _running(m, r)
+        if running is None:
             return None
-        stack = _stack(m)
-        node = stack.node_of(threads)
+        threads, stack, node, here = running
         site_pc = stack.site[node]
         site = linkage.sites[site_pc]
-        here = stack.frame[node]
         caller_frame = stack.frame[stack.parent[node]]
         for name, (value, size) in zip(site.results, callee.returns):
             m.local_memory.copy(threads, here + callee.offsets[value],
