@@ -2,10 +2,11 @@
 from accy import ir
 from accy.errors import AccyError, ParseError, VerifyError, CapacityError, IRError, ShapeError, \
     TypeError  # noqa: A004 - accy.TypeError (also a builtins.TypeError); not in __all__
-from accy.frontend import jit
 from accy import ops
+from accy.compiler import compile  # noqa: A004 - accy.compile
+from accy.frontend.jit import jit
 from accy.runtime.devices import DeviceUnavailable
-from accy.runtime.executable import Executable, compile  # noqa: A004 - accy.compile
+from accy.runtime.executable import Executable
 
 __version__ = "0.1.0"
 __all__ = ["ir", "ops", "jit", "compile", "Executable", "DeviceUnavailable", "AccyError",

@@ -9,6 +9,10 @@
                                compile a function to PTX; write DIR/<stem>.ptx (and with
                                --cubin, ptxas's DIR/<stem>.cubin) and a report, and remove
                                those files of <stem> that an earlier run left (output_stem)
+    accy compile SOURCE --emit STAGE [--from STAGE]
+                               print one stage's output (tensor, prepared, plans, kl, ptx,
+                               cubin, host: accy/compiler.py) and write nothing; --from
+                               prepared|kl|ptx reads SOURCE as that stage's printed text
     accy run SOURCE [--device emulator|cuda|reference]
                                compile, run on the example inputs and check against the
                                reference interpreter
@@ -30,9 +34,11 @@ from importlib import resources
 from accy import ir
 from accy._core.context import op_statistics
 from accy._core.text import decode_text
+from accy.compiler import STAGES
 from accy.errors import AccyError
 from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
 from accy.passes.instruments import find_op, read_reproducer
+from accy.passes.target import TargetProfile
 from accy.safe_names import safe_name
 
 
@@ -101,7 +107,8 @@ def _demo_compiled(transformer, args):
     """Compile the model (PTX kernels where a lowering exists, host fallbacks elsewhere) and
     run it on a GPU when there is one, else on the emulator."""
     import accy
-    from accy.runtime.devices import best_device, target_for
+    from accy.compiler import target_for
+    from accy.runtime.devices import best_device
     device = best_device()
     exe = accy.compile(transformer.block, *args, target=target_for(device))
     print("# compiled by accy.compile:")
@@ -212,6 +219,7 @@ def random_inputs(source, func):
     return arrays
 
 
+STAGE_NAMES = tuple(s.name for s in STAGES)
 SOURCE_FORMS = "SOURCE is FILE.py:FUNC, package.module:FUNC or an IR text file"
 
 
@@ -299,15 +307,15 @@ def output_stem(name):
     return safe_name(name, _FILE_NAME, _FILE_NAME - set(".-"), "+", MAX_STEM)
 
 
-def _compile(accy, name, fn, arrays, target):
-    """accy.compile(fn, *arrays); an exception raised in the user's own code while it is traced
+def _compile(compile_, name, fn, arrays, target):
+    """compile_(fn, *arrays, target=target) (accy.compile, or a compilation); an exception raised in the user's own code while it is traced
     (a bug of theirs, or a numpy call on a Tensor) becomes an AccyError naming its type, its
     message and the innermost line of the user's file, instead of a traceback. Other
     exceptions (accy's own) go on."""
     import os
     from accy.frontend.location import user_line
     try:
-        return accy.compile(fn, *arrays, target=target)
+        return compile_(fn, *arrays, target=target)
     except AccyError:
         raise
     except Exception as e:
@@ -373,14 +381,40 @@ def _write_outputs(folder, name, exe):
     return 0
 
 
+def resume_command(args):
+    """`accy compile --from kl|ptx --emit ptx|cubin`: PTX or a cubin from printed kl or PTX."""
+    from accy import compiler
+    if args.emit not in ("ptx", "cubin"):
+        raise AccyError(f"from printed {args.start}, accy compile reaches ptx and cubin only "
+                        f"(a host program needs the plans: compile from the tensor or "
+                        f"prepared IR)")
+    target = args.target
+    if args.cubin or args.emit == "cubin":
+        target = {"arch": args.target or TargetProfile().arch, "artifact_format": "cubin"}
+    text = _read(args.source)
+    c = (compiler.resume_kl(text, target, stop=args.emit) if args.start == "kl"
+         else compiler.resume_ptx(text, target))
+    sys.stdout.write(c.text(args.emit))
+    return 0
+
+
 def compile_command(args):
     import numpy as np
     import accy
+    from accy import compiler
+    emit, start = getattr(args, "emit", None), getattr(args, "start", None) or "tensor"
+    if start != "tensor" and emit is None:
+        raise AccyError(f"--from {start} needs --emit STAGE (the stage to print)")
+    if emit is not None and STAGE_NAMES.index(emit) < STAGE_NAMES.index(start):
+        raise AccyError(f"--emit {emit} is not after --from {start}: emit a later stage")
+    if start in ("kl", "ptx"):
+        return resume_command(args)
     name, fn, arrays = load_source(args.source, inputs=args.command == "run")
     target = args.target
     if target is None and args.command == "run":
+        from accy.compiler import target_for
         from accy.passes.target import ATTRIBUTE
-        from accy.runtime.devices import best_device, target_for
+        from accy.runtime.devices import best_device
         own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None
         target = target_for(args.device or best_device(),   # the GPU's arch if it needs one
                             dict(own.items()) if own is not None else None)
@@ -389,7 +423,12 @@ def compile_command(args):
         own = fn.attributes.get(ATTRIBUTE) if hasattr(fn, "body") else None
         target = {**(dict(own.items()) if own is not None else {}),
                   **({"arch": args.target} if args.target else {}), "artifact_format": "cubin"}
-    exe = _compile(accy, name, fn, arrays, target)
+    if emit is not None:
+        c = _compile(lambda *a, **k: compiler.compilation(*a, start=start, stop=emit, **k),
+                     name, fn, arrays, target)
+        sys.stdout.write(c.text(emit))
+        return 0
+    exe = _compile(accy.compile, name, fn, arrays, target)
     if args.command == "compile":
         return _write_outputs(args.output, name, exe)
     got = exe.run(*arrays, device=args.device)
@@ -450,6 +489,12 @@ def main(argv=None):
             c.add_argument("--cubin", action="store_true",
                            help="also assemble the PTX with ptxas (one call) into "
                                 "<name>.cubin: the target's artifact_format = cubin")
+            c.add_argument("--emit", choices=STAGE_NAMES, metavar="STAGE",
+                           help="print this stage's output instead of writing files: "
+                                + ", ".join(STAGE_NAMES))
+            c.add_argument("--from", dest="start", choices=("tensor", "prepared", "kl", "ptx"),
+                           metavar="STAGE", help="SOURCE is this stage's printed text "
+                           "(tensor, prepared, kl or ptx; default tensor)")
         else:
             c.add_argument("--device", choices=("cuda", "emulator", "reference"),
                            help="default: a GPU when there is one, else the emulator")

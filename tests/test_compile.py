@@ -15,6 +15,7 @@ import accy
 import accy.ops as ops
 from accy._core.types import numpy_dtype
 from accy.runtime.devices import DeviceUnavailable, cuda_available
+from accy.runtime.program import Copy, Launch, Loop, Ref
 
 from ptxas_check import assemble
 
@@ -551,9 +552,9 @@ def test_fori_loop_with_captured_values_and_unchanged_carries(rng):
 
 @pytest.mark.parametrize("trips", [0, 3])
 def test_loop_program_writes_made_yields_in_place_and_copies_the_rest(trips, rng):
-    """The LoopProgram (accy/lowering/iterate.py): a yield the body's kernels make goes
-    straight into its state buffer; an unchanged carry, a captured outer value and a value
-    yielded a second time are copied after the body. All four, then the results."""
+    """The host program's loop (accy/lowering/host_program.py): a yield the body's kernels
+    make goes straight into its next state slot; an unchanged carry, a captured outer value and
+    a value yielded a second time are copied after the body. All four, then the results."""
     def fn(x, b, n):
         def body(i, c):
             acc, keep, outer, again = c
@@ -562,17 +563,18 @@ def test_loop_program_writes_made_yields_in_place_and_copies_the_rest(trips, rng
         return ops.fori_loop(0, n, body, (x, x * 2, x, x))
     args = [draw(rng, (5, 3), "f32"), draw(rng, (5, 3), "f32"), np.asarray(trips, np.int32)]
     exe = accy.compile(fn, *args)
-    (program,) = exe.loops.values()
-    block = program.body.schedule.block
-    yields = list(block.last_op.operands)
-    made = {v for item in program.body.schedule.items for v in item.outputs}
-    new = next(v for v in yields if v in made and yields.count(v) == 2)
-    keep = next(v for v in yields if v in list(block.arguments) and yields.index(v) > 0)
-    outer = next(v for v in yields if v not in made and v not in list(block.arguments))
-    assert yields.index(new) in program.body.in_place
-    assert len(yields) - 1 - yields[::-1].index(new) in program.body.copied
-    assert {yields.index(keep), yields.index(outer)} <= set(program.body.copied)
-    assert len(program.states) == len(yields) and program.flag is not None
+    (loop,) = [s for s in exe.program.steps if isinstance(s, Loop)]
+    # the carried values: fori_loop's counter, then acc, keep, outer, again
+    assert len(loop.states) == 5 and loop.flag.slot == exe.program.slot("arena").id
+    current = [Ref(p.current) for p in loop.states]
+    following = [Ref(p.next) for p in loop.states]
+    written = {p for s in loop.body if isinstance(s, Launch) for p in s.params}
+    copies = [s for s in loop.body if isinstance(s, Copy)]
+    assert {following[0], following[1]} <= written                  # counter, new: in place
+    assert [c.target for c in copies] == following[2:]              # keep, outer, again
+    assert copies[0].source == current[2]                           # keep: the carry itself
+    assert copies[1].source not in current + following              # outer: from outside
+    assert copies[2].source == following[1]                         # again: new's copy
     for got, want in zip(exe.run(*args, device="emulator"), exe.run(*args, device="reference")):
         np.testing.assert_array_equal(got, want)
 

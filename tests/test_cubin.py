@@ -12,6 +12,7 @@ import pytest
 
 import accy
 import accy.ops as ops
+from accy import compiler
 from accy.lowering import ptxas as ptxas_module
 from accy.lowering.ptxas import PtxasError, find_ptxas, parse_resources
 from accy.runtime import devices
@@ -227,15 +228,15 @@ def test_a_gpu_is_compiled_for_an_arch_it_runs(capability, arch, monkeypatch):
     module's other target fields."""
     device = _PyCudaDevice(_FakeDriver(capability))
     assert device.arch() == arch
-    monkeypatch.setattr(devices, "open_device", lambda name: device)
+    monkeypatch.setattr(compiler, "open_device", lambda name: device)
     runs_default = capability >= (9, 0)
-    assert devices.target_for("cuda") == (None if runs_default else {"arch": arch})
+    assert compiler.target_for("cuda") == (None if runs_default else {"arch": arch})
     own = {"arch": "sm_80", "math_tier": "fast"}
-    assert devices.target_for("cuda", own) is None              # every GPU here runs sm_80
+    assert compiler.target_for("cuda", own) is None              # every GPU here runs sm_80
     own = {"arch": "sm_90a", "math_tier": "fast"}
-    assert devices.target_for("cuda", own) == (None if capability == (9, 0) else
+    assert compiler.target_for("cuda", own) == (None if capability == (9, 0) else
                                                {"arch": arch, "math_tier": "fast"})
-    assert devices.target_for("emulator", own) is None
+    assert compiler.target_for("emulator", own) is None
 
 
 def test_a_gpu_older_than_every_target_is_unavailable():

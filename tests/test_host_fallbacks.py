@@ -11,6 +11,7 @@ import pytest
 
 import accy
 import accy.ops as ops
+from accy import compiler
 from accy._core.types import numpy_dtype
 
 from ptxas_check import assemble
@@ -98,14 +99,16 @@ def _mixed(dtype, shape, rng):
 
 
 def test_gathers_by_constant_index_lists(rng):
-    exe = compiled(lambda x: (x[:, [0, 2]], ops.take(x, [3, 1, 1], axis=0) * 2.0),
-                   [draw(rng, (4, 5))])
+    def fn(x):
+        return x[:, [0, 2]], ops.take(x, [3, 1, 1], axis=0) * 2.0
+    x = draw(rng, (4, 5))
+    exe = compiled(fn, [x])
     assert {k.kind for k in exe.kernels} == {"shape"}
-    indices = [np.frombuffer(b.data, np.int32).tolist() for b in exe.buffers.buffers
-               if b.kind == "constant"]
+    indices = [np.frombuffer(s.data, np.int32).tolist() for s in exe.program.constants()]
     assert indices == [[0, 2], [3, 1, 1]]
-    text = exe.buffers.text()
-    assert "constant %" in text and "constants: %" in exe.schedule.text(), text
+    plans = compiler.compilation(fn, x, stop="plans").plans
+    text = plans.buffers.text()
+    assert "constant %" in text and "constants: %" in plans.schedule.text(), text
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i32", "i1"])
@@ -117,7 +120,7 @@ def test_a_dense_constant_of_each_dtype(dtype, rng):
         fn = (lambda x: (x + c, x * c[0]))
     tol = {"f16": 1e-3, "bf16": 1e-2}.get(dtype, 1e-6)
     exe = compiled(fn, [draw(rng, (3, 4), dtype)], rtol=tol, atol=tol)
-    assert [b.kind for b in exe.buffers.buffers].count("constant") >= 1
+    assert exe.program.constants()
 
 
 def test_a_dense_constant_in_a_reduction_and_returned(rng):
@@ -147,10 +150,13 @@ def test_dense_constants_inside_a_loop_body(rng):
             scale = np.array([0.5, -0.25, 0.75, 1.0], np.float32)
             return acc * scale + carried[0], carried * np.array([1, 2, 0, 1], np.float32)
         return ops.fori_loop(0, n, body, (x, ops.asarray(start)))
-    exe = compiled(fn, [draw(rng, (3, 4)), np.asarray(3, np.int32)])
-    (program,) = exe.loops.values()
-    assert "constant" in {b.kind for b in program.body.buffers.buffers}
-    assert "constant" in {b.kind for b in exe.buffers.buffers}
+    args = [draw(rng, (3, 4)), np.asarray(3, np.int32)]
+    exe = compiled(fn, args)
+    buffers = compiler.compilation(fn, *args, stop="plans").plans.buffers
+    ((_, body),) = buffers.nested.values()
+    assert "constant" in {b.kind for b in body.buffers}
+    assert "constant" in {b.kind for b in buffers.buffers}
+    assert len(exe.program.constants()) == 3        # every block's constants, uploaded once
 
 
 
@@ -159,13 +165,16 @@ def test_a_weight_inside_a_loop_counts_in_the_estimate_and_stays_out_of_reprs(rn
     plans; no repr prints a constant's bytes (an executable holding weights printed megabytes)."""
     from accy.passes.bufferize import BUFFER_PLAN
     w = draw(rng, (256, 256))
-    exe = accy.compile(lambda x, n: ops.fori_loop(0, n, lambda i, v: ops.tanh(v @ w), x),
-                       draw(rng, (4, 256)), np.asarray(2, np.int32))
-    (program,) = exe.loops.values()
-    (constant,) = [b for b in program.body.buffers.buffers if b.kind == "constant"]
+    c = compiler.compilation(lambda x, n: ops.fori_loop(0, n, lambda i, v: ops.tanh(v @ w), x),
+                             draw(rng, (4, 256)), np.asarray(2, np.int32))
+    ((_, body),) = c.plans.buffers.nested.values()
+    (constant,) = [b for b in body.buffers if b.kind == "constant"]
     assert constant.nbytes == w.nbytes
-    assert BUFFER_PLAN.work_contract.estimate(exe.buffers) > w.nbytes
-    assert len(repr(constant)) < 300 and len(repr(exe)) < w.nbytes
+    assert BUFFER_PLAN.work_contract.estimate(c.plans.buffers) > w.nbytes
+    (slot,) = c.executable.program.constants()
+    assert slot.data == w.tobytes()
+    assert len(repr(constant)) < 300 and len(repr(slot)) < 300
+    assert len(repr(c.executable.program)) < w.nbytes and len(repr(c.executable)) < w.nbytes
 
 def test_a_constant_is_uploaded_once_per_device(rng):
     from accy.runtime.emulator.driver import Emulator
@@ -190,7 +199,7 @@ def _two_constants(rng):
     """An executable with two dense constants, and an argument for it."""
     c, d = _mixed("f32", (2, 4), rng), _mixed("f32", (2, 4), rng)
     exe = accy.compile(lambda x: x * c + d, draw(rng, (2, 4)))
-    assert [b.kind for b in exe.buffers.buffers].count("constant") == 2
+    assert len(exe.program.constants()) == 2
     return exe, draw(rng, (2, 4)), (c, d)
 
 
@@ -363,5 +372,5 @@ def test_folding_never_grows_a_dense_constant(rng):
         outer = ops.asarray(a)[:, None] * ops.asarray(b)
         return x + bias, x[:8, :4] * outer, x[0, :2] + ops.asarray(b)[1:3]
     exe = compiled(fn, [draw(rng, (64, 64))])
-    constants = sorted(c.nbytes for c in exe.buffers.buffers if c.kind == "constant")
+    constants = sorted(s.nbytes for s in exe.program.constants())
     assert constants == [2 * 4, b.nbytes, a.nbytes, bias.nbytes]

@@ -16,7 +16,7 @@ import pytest
 
 import accy
 import accy.ops as ops
-from accy.frontend.jit import signature, trace
+from accy.frontend.trace import signature, trace
 from accy.passes import PassManager
 
 from ptxas_check import assemble

@@ -15,6 +15,7 @@ import pytest
 
 import accy
 import accy.ops as ops
+from accy.runtime.program import Ref
 from accy._core.types import numpy_dtype
 from accy.frontend.tensor import Tensor, emitter
 from accy.lowering.scan import FLAGS, Workspace
@@ -169,8 +170,11 @@ def test_lookback_stops_at_the_nearest_inclusive_prefix(rng):
     work[ws.prefixes // 4:][:4] = [10 ** 6] * 3 + [sums[:4].sum(dtype=np.int32)]
     dev = Emulator()
     px, pout, pwork = dev.to_device(x), dev.to_device(np.full_like(x, -1)), dev.to_device(work)
-    pointers = [px if p.role == "in" else pout for p in kernel.outline.params]
-    scalars = [np.int64(s.value) for s in kernel.outline.scalars]
+    (launch,) = exe.program.launches()
+    kinds = [exe.program.slots[p.slot].kind for p in launch.params if isinstance(p, Ref)]
+    assert kinds == ["argument", "result", "scratch"]
+    pointers = [px, pout]
+    scalars = [np.int64(p) for p in launch.params if isinstance(p, int)]
     dev.module_from_buffer(exe.ptx).get_function(kernel.name)(
         *pointers, *scalars, pwork, block=kernel.launch.block, grid=(4, 1, 1))
     got = dev.from_device(pout, x.shape, x.dtype)

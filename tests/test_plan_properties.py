@@ -32,7 +32,7 @@ import accy.ops as ops
 from accy import reference
 from accy._core.types import numpy_dtype
 from accy.examples.graphs import GRAPHS
-from accy.frontend.jit import trace
+from accy.frontend.trace import trace
 from accy.passes import PassManager
 from accy.passes.bufferize import ARENA_KINDS
 from accy.passes.plans import plans_text, prepare

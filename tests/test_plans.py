@@ -11,7 +11,7 @@ import accy.ops as ops
 from accy import reference
 from accy._core.analysis import AnalysisCache
 from accy.examples.graphs import GRAPHS
-from accy.frontend.jit import trace
+from accy.frontend.trace import trace
 from accy.ir import DictAttr, IntAttr, parse, print_op
 from accy.passes import PassManager
 from accy.passes.bufferize import ARENA_KINDS, BUFFER_PLAN, BufferPlanError

@@ -9,7 +9,7 @@ matmul and tanh. Each `GRAPHS` entry traces to a module for its (shape, dtype) a
 import math
 
 import accy.ops as ops
-from accy.frontend.jit import trace
+from accy.frontend.trace import trace
 
 
 def _module(fn, *signatures):

@@ -40,21 +40,6 @@ def cuda_available():
     return True
 
 
-def target_for(device, own=None):
-    """The target to compile for, when none is given, to run on `device`: None (the module's
-    own target, or the default) unless `device` is a GPU that cannot run its arch; then the
-    module's own target fields (`own`, a dict) with the GPU's arch (the newest accy targets
-    that it runs)."""
-    if device != "cuda":
-        return None
-    from accy.passes.target import TargetProfile
-    gpu = open_device("cuda")
-    own = dict(own or {})
-    if gpu.runs_ptx(own.get("arch", TargetProfile().arch)):
-        return None
-    return {**own, "arch": gpu.arch()}
-
-
 def best_device():
     return "cuda" if cuda_available() else "emulator"
 
