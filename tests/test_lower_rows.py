@@ -13,7 +13,7 @@ import pytest
 import accy
 import accy.ops as ops
 from accy.ir import parse
-from accy.lowering import kernelize, rows
+from accy.lowering import rows
 from accy.passes import target as target_module
 from accy.passes.target import RowSchedule
 
@@ -316,7 +316,7 @@ def test_full_shape_outputs_beside_the_reductions(fn, args, schedule, rng, ptxas
     (lambda x: ops.sum(x, axis=0), (5, 100), "column"),
 ], ids=["warp", "block", "column"])
 def test_capped_grids_stride_over_the_rows(fn, shape, schedule, monkeypatch, rng, ptxas):
-    monkeypatch.setattr(kernelize, "MAX_BLOCKS", 2)
+    monkeypatch.setattr(rows, "MAX_BLOCKS", 2)
     x = draw(rng, shape, "f32")
     exe = accy.compile(fn, x, target="sm_80")
     ptxas(exe.ptx)

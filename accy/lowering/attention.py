@@ -59,10 +59,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy.errors import UnsupportedError
-from accy.lowering.dot import CHUNK, PAD, STATIC_SHARED, ldmatrix_lane
-from accy.lowering.elementwise import Lowering, start_kernel
 from accy.lowering.kl import MMA_TYPES
-from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, Launch, Schedule, lowered,
+                                  serial_schedule)
+from accy.lowering.mma import CHUNK, PAD, STATIC_SHARED, ldmatrix_lane
+from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
 
@@ -78,8 +79,8 @@ COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operat
 
 def lower_attention(context, block, outline, item, layout, target=None):
     """Write the kernel of attention `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
-    flash path, (kernel, threads) on the serial one."""
+    outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the flash
+    path, else the serial one)."""
     spec = _pattern_spec(item, layout) if item.roles else _composite_spec(item)
     plan = _flash_plan(spec, item, layout, target)
     if plan is not None:
@@ -121,12 +122,12 @@ class _Spec:
 
 
 def _unit(rank, d):
-    return ("affine", tuple(int(n == d) for n in range(rank)), 0)
+    return Affine(tuple(int(n == d) for n in range(rank)), 0)
 
 
 def _at(rank, dims):
     """Index expressions reading root dims `dims` (None: index 0)."""
-    return tuple(("affine", (0,) * rank, 0) if d is None else _unit(rank, d) for d in dims)
+    return tuple(Affine((0,) * rank, 0) if d is None else _unit(rank, d) for d in dims)
 
 
 def _composite_spec(item):
@@ -272,29 +273,32 @@ def _affine(e, extents):
     or None: a floordiv or mod of an affine expression simplifies when the terms whose
     coefficients the divisor does not divide stay within [0, divisor) (a reshape's index
     arithmetic over a row-major buffer)."""
-    kind = e[0]
-    if kind == "affine":
+    if isinstance(e, Affine):
         return e
-    if kind == "sum":
-        parts = [(c, _affine(x, extents)) for c, x in e[1]]
+    if isinstance(e, Sum):
+        parts = [(c, _affine(x, extents)) for c, x in e.terms]
         if any(x is None for _, x in parts):
             return None
-        coeffs = [sum(c * x[1][n] for c, x in parts) for n in range(len(extents))]
-        return ("affine", tuple(coeffs), e[2] + sum(c * x[2] for c, x in parts))
-    if kind not in ("floordiv", "mod"):
+        coeffs = [sum(c * x.coeffs[n] for c, x in parts) for n in range(len(extents))]
+        return Affine(tuple(coeffs), e.offset + sum(c * x.offset for c, x in parts))
+    if isinstance(e, FloorDiv):
+        n = e.divisor
+    elif isinstance(e, Mod):
+        n = e.modulus
+    else:
         return None
-    inner, n = _affine(e[1], extents), e[2]
+    inner = _affine(e.expr, extents)
     if inner is None:
         return None
-    whole = [c if c % n == 0 else 0 for c in inner[1]]
-    rest = [c - w for c, w in zip(inner[1], whole)]
-    low = inner[2] + sum(min(0, c * (size - 1)) for c, size in zip(rest, extents))
-    high = inner[2] + sum(max(0, c * (size - 1)) for c, size in zip(rest, extents))
+    whole = [c if c % n == 0 else 0 for c in inner.coeffs]
+    rest = [c - w for c, w in zip(inner.coeffs, whole)]
+    low = inner.offset + sum(min(0, c * (size - 1)) for c, size in zip(rest, extents))
+    high = inner.offset + sum(max(0, c * (size - 1)) for c, size in zip(rest, extents))
     if low < 0 or high >= n:
         return None
-    if kind == "floordiv":
-        return ("affine", tuple(w // n for w in whole), 0)
-    return ("affine", tuple(rest), inner[2])
+    if isinstance(e, FloorDiv):
+        return Affine(tuple(w // n for w in whole), 0)
+    return Affine(tuple(rest), inner.offset)
 
 
 def _probe(layout, item, rank):
@@ -368,9 +372,9 @@ def _iota_dim(probe, value, idx, extents):
     if op is None:
         return None
     e = _affine(idx[op.attributes["iota_dimension"]], extents)
-    if e is None or e[2] != 0 or sorted(e[1]) != [0] * (len(extents) - 1) + [1]:
+    if e is None or e.offset != 0 or sorted(e.coeffs) != [0] * (len(extents) - 1) + [1]:
         return None
-    return e[1].index(1)
+    return e.coeffs.index(1)
 
 
 # ---- the flash path: which items take it ------------------------------------------------------
@@ -433,12 +437,12 @@ def _strided(layout, item, spec, read, row, extents):
     if value is None or value not in probe.inputs:
         return None
     shape = value.type.shape
-    e = _affine(("sum", tuple((s, x) for s, x, n in zip(row_major_strides(shape), idx, shape)
-                              if n != 1), 0), extents)
+    e = _affine(Sum(tuple((s, x) for s, x, n in zip(row_major_strides(shape), idx, shape)
+                          if n != 1), 0), extents)
     if e is None:
         return None
     # a dim of extent 1 is always read at 0, whatever its coefficient
-    coeffs, offset = tuple(0 if n == 1 else c for c, n in zip(e[1], extents)), e[2]
+    coeffs, offset = tuple(0 if n == 1 else c for c, n in zip(e.coeffs, extents)), e.offset
     strides = coeffs[:spec.i] + (coeffs[row], offset)
     other = spec.j if row == spec.i else spec.i
     if coeffs[spec.x] != 1 or coeffs[other] or any(s % CHUNK for s in strides):
@@ -449,13 +453,12 @@ def _strided(layout, item, spec, read, row, extents):
 # ---- the flash kernel -------------------------------------------------------------------------
 
 def _lower_flash(context, block, outline, item, layout, spec, plan):
-    from accy.lowering.kernelize import Schedule  # kernelize imports this module
     kb, pointers = start_kernel(context, block, outline, item)
     kb.kernel.set_attribute("max_threads", plan.threads)    # ptxas may give a thread 255
     kernel = _FlashKernel(kb, pointers, item, layout, spec, plan)
     kernel.write()
-    return kb.finish(), Schedule(Launch(plan.grid, (plan.threads, 1, 1), kernel.dynamic_bytes),
-                                 "flash")
+    return lowered(outline, kb.finish(), Schedule(
+        Launch(plan.grid, (plan.threads, 1, 1), kernel.dynamic_bytes), "flash"))
 
 
 @dataclass(frozen=True)
@@ -810,4 +813,4 @@ def _lower_serial(context, block, outline, item, layout, spec):
 
     rows = math.prod(spec.batch) * spec.sq
     kb.for_(kb.global_index(), kb.constant(rows, "i64"), kb.grid_size(), [], row_body)
-    return kb.finish(), rows
+    return lowered(outline, kb.finish(), serial_schedule(rows))

@@ -91,9 +91,12 @@ import math
 from dataclasses import dataclass, replace
 
 from accy._core.types import numpy_dtype
-from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, MAX_SHARED, SMS, Launch
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, Launch, Schedule, lowered,
+                                  serial_schedule)
+from accy.lowering.mma import CHUNK, PAD, swizzle_value
+from accy.lowering.values import Affine, Lowering, identity_index, start_kernel
+from accy.passes.outline import MAX_SHARED, SMS
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
 from accy.tensor.dialect import accumulation_type
@@ -104,10 +107,6 @@ TF32_TIERS = ("fast",)  # math tiers whose f32 dots may round their operands to 
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4}  # bytes of a staged operand element
 MMA_RESULTS = ("f16", "bf16", "f32")
 BK = 32             # K elements per pipeline stage
-CHUNK = 8           # 16-bit elements in one 16-byte cp.async
-PAD = 8             # f32 past each staged result row (and, in attention's tiles, 16-bit
-                    # elements past each staged operand row)
-STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
 GROUP = 8           # row tiles of one raster group (blocks launched together share rows)
 MIN_SLICE = 4 * BK  # fewest K elements of one split-K slice (enough stages to fill the pipeline)
 STAGE_BUDGET = 96 * 1024    # bytes of staged operands: within sm_86/sm_89's 99 KB opt-in limit
@@ -175,8 +174,8 @@ class MmaPlan:
 
 def lower_dot(context, block, outline, item, layout, target):
     """Write the kernel of dot_general `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
-    tensor-core path, (kernel, threads) on the FMA path."""
+    outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the
+    tensor-core path, else the FMA path's serial schedule)."""
     plan = mma_plan(item, target)
     if plan is not None:
         return _lower_mma(context, block, outline, item, layout, plan)
@@ -306,27 +305,6 @@ def _slice_depth(blocks, k):
     return -(-k // (splits * BK)) * BK
 
 
-def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
-    """(For tiles staged with padded rows, as attention's are.) This lane's element offset, in a tile staged at `pitch`, for ldmatrix x4 of the 16
-    (free) x 16 (K) block whose free index starts at `first` (an i64 value) and K at 0: lanes
-    8i..8i+7 point at matrix i, which is (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15,
-    8-15) for an A operand (its four registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7),
-    (8-15, 8-15) for a B operand (two 8-column fragments). `k_major`: K is the staged rows'
-    contiguous dim (else the free dim is, read with `.trans`)."""
-    def c(v):
-        return kb.constant(v, "i64")
-    i, r = kb.op("div", lane, c(8)), kb.op("rem", lane, c(8))
-    low, high = kb.op("rem", i, c(2)), kb.op("div", i, c(2))
-    fb, kblock = (low, high) if is_a else (high, low)
-    if k_major:
-        row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, c(8)))
-        col = kb.op("mul", kblock, c(8))
-    else:
-        row = kb.op("add", r, kb.op("mul", kblock, c(8)))
-        col = kb.op("add", first, kb.op("mul", fb, c(8)))
-    return kb.op("add", kb.op("mul", row, c(pitch)), col)
-
-
 # ---- the tensor-core path ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -347,17 +325,6 @@ class _Staging:
     def chunks(self):
         """16-byte chunks per row."""
         return self.cols // self.chunk
-
-
-def swizzle_value(kb, row, chunks):
-    """What staged chunk column `c` of `row` (an i64 value; in a tile of `chunks` chunks per
-    row) is XORed with: the 16-byte chunk c of row r lies at chunk c ^ swizzle(r). Every 8
-    consecutive rows at one chunk column (what one ldmatrix phase reads) and every 8
-    consecutive chunks (what a quarter of a warp's cp.async writes) then fall in the 8
-    distinct 16-byte slots of a 128-byte bank line: rows of 8 chunks or more XOR by row % 8;
-    rows of 4 chunks (64 bytes, two per line) by (row / 2) % 4."""
-    return kb.op("rem", kb.op("div", row, kb.constant(max(1, 8 // chunks), "i64")),
-                 kb.constant(min(chunks, 8), "i64"))
 
 
 def _itemsize(value):
@@ -399,7 +366,6 @@ class _Tile:
 
 
 def _lower_mma(context, block, outline, item, layout, plan):
-    from accy.lowering.kernelize import Schedule  # kernelize imports this module
     if plan.splits == 1:
         kb, pointers = start_kernel(context, block, outline, item)
     else:   # start_kernel's parameters, then the workspace
@@ -414,8 +380,9 @@ def _lower_mma(context, block, outline, item, layout, plan):
     launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), kernel.nbytes)
     name = "mma tf32" if tf32 else "mma"
     if plan.splits == 1:
-        return kb.finish(), Schedule(launch, name)
-    return kb.finish(), Schedule(launch, f"{name} split-k", kernel.workspace_bytes)
+        return lowered(outline, kb.finish(), Schedule(launch, name))
+    return lowered(outline, kb.finish(),
+                   Schedule(launch, f"{name} split-k", kernel.workspace_bytes))
 
 
 class _MmaKernel:
@@ -867,7 +834,7 @@ def _lower_fma(context, block, outline, item, layout, target):
     rfree = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
     rank = len(out_shape)
     extended = rank + len(lc)               # root dims: the result's, then the contracted ones
-    unit = [("affine", tuple(int(j == i) for j in range(extended)), 0) for i in range(extended)]
+    unit = [Affine(tuple(int(j == i) for j in range(extended)), 0) for i in range(extended)]
 
     def operand_index(shape, batch, free, contract, free_at):
         out = []
@@ -919,7 +886,7 @@ def _lower_fma(context, block, outline, item, layout, target):
 
     kb.for_(kb.global_index(), kb.constant(math.prod(out_shape), "i64"), kb.grid_size(), [],
             element)
-    return kb.finish(), math.prod(out_shape)
+    return lowered(outline, kb.finish(), serial_schedule(math.prod(out_shape)))
 
 
 def _rounded(kb, dot, total):

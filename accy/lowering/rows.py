@@ -45,11 +45,11 @@ is the reference's fold from init by associativity. The fold order is fixed by t
 so results do not vary from run to run; floats differ from the reference's sequential fold by
 rounding, integers are exact.
 
-Grids are capped at `kernelize.MAX_BLOCKS` blocks; every block strides over the tiles of rows
-its grid does not cover, all of its threads the same number of times (shuffles and barriers
-need the whole warp and block); a thread whose tile runs past the last row computes the last
-row again and stores nothing. Every kernel declares its block size (`max_threads`), so ptxas
-keeps a 1024-thread block's registers within the block's share.
+Grids are capped at `MAX_BLOCKS` blocks (accy/lowering/launch.py); every block strides over the
+tiles of rows its grid does not cover, all of its threads the same number of times (shuffles
+and barriers need the whole warp and block); a thread whose tile runs past the last row
+computes the last row again and stores nothing. Every kernel declares its block size
+(`max_threads`), so ptxas keeps a 1024-thread block's registers within the block's share.
 """
 import contextlib
 import copy
@@ -62,9 +62,10 @@ from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
                                       storage_dtype, store_value, store_where, warp_allreduce)
-from accy.lowering.elementwise import Lowering, identity_index, position_expression
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
-from accy.passes.outline import THREADS, Launch
+from accy.lowering.launch import MAX_BLOCKS, THREADS, Launch, Schedule, lowered, serial_schedule
+from accy.lowering.values import (Affine, FloorDiv, Leaf, Lowering, Mod, Sum, identity_index,
+                                  position_expression)
 from accy.passes.schedule import trailing
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetProfile
@@ -79,8 +80,7 @@ COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced 
 def lower_rows(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind reduction or row_pipeline) into `block`; the kernel
     takes the item's inputs and outputs (pointers), then one i64 per outline scalar (then the
-    workspace pointer, for a split row). Returns (kernel, Schedule), or (kernel, threads) for
-    the serial schedule."""
+    workspace pointer, for a split row). Returns its LoweredKernel."""
     shape = RowShape.of(item)
     schedule = _choose(shape, outline, target or TargetProfile())
     if schedule is None:
@@ -292,11 +292,6 @@ def _collective_bytes(shape, threads):
                for wave in shape.waves for red in wave for t in red.result_types)
 
 
-def _kernelize():
-    from accy.lowering import kernelize     # (kernelize imports this module)
-    return kernelize
-
-
 # ---- values of a row and of its elements ----------------------------------------------------
 
 class _RowLowering(Lowering):
@@ -360,7 +355,7 @@ class _RowLowering(Lowering):
         linear = tuple((0 if d in shape.dims else s) for d, s in
                        enumerate(_row_strides(shape.full, shape.keep)))
         values = [(self.value(v, _row_index(v.type.shape, shape.keep, shape.full,
-                                            ("affine", linear, 0)), False), kernel.pointers[v])
+                                            Affine(linear, 0)), False), kernel.pointers[v])
                   for v in shape.row_outputs]
         where = guard() if self.ok is None else self.kb.op("and", guard(), self.ok)
         store_where(self.kb, where, [(x, p, self.index) for x, p in values])
@@ -432,21 +427,20 @@ def _varies(idx, dims):
 
 
 def _expr_varies(e, dims):
-    kind = e[0]
-    if kind == "affine":
-        coeffs = e[1]
+    if isinstance(e, Affine):
+        coeffs = e.coeffs
         for d in dims:
             if coeffs[d]:
                 return True
         return False
-    if kind == "leaf":                      # a loaded (gathered) index: taken to vary
+    if isinstance(e, Leaf):                 # a loaded (gathered) index: taken to vary
         return True
-    if kind == "sum":
-        for _, x in e[1]:
+    if isinstance(e, Sum):
+        for _, x in e.terms:
             if _expr_varies(x, dims):
                 return True
         return False
-    return _expr_varies(e[1], dims)
+    return _expr_varies(e.expr, dims)       # FloorDiv, Mod
 
 
 def _combiner(lowering, reduces):
@@ -621,15 +615,16 @@ class _Kernel:
         params += [scalar("i64")] * len(outline.scalars)
         params += [ptr_type("i32")] if workspace else []
         self.kb = KernelBuilder(context, block, outline.name, params)
+        self.outline = outline
         self.pointers = dict(zip(list(item.inputs) + list(item.outputs), self.kb.params))
         self.workspace = self.kb.params[-1] if workspace else None
         self.shape, self.layout = shape, layout
         self.memo = {}      # the `Lowering.memo` its rows and their elements share
 
     def finish(self, launch, name, workspace=0):
-        """The kernel, declared for blocks of `launch`'s size, and its Schedule."""
+        """The LoweredKernel, declared for blocks of `launch`'s size."""
         self.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
-        return self.kb.finish(), _kernelize().Schedule(launch, name, workspace)
+        return lowered(self.outline, self.kb.finish(), Schedule(launch, name, workspace))
 
     def tid(self, axis="x"):
         return self.kb.special(f"tid.{axis}")
@@ -701,7 +696,7 @@ class _PackedRows:
         count = -(-shape.rows // self.per_block)
         kernel.tiles(count, self.per_block, group, body)
         block_threads = threads * self.per_block
-        launch = Launch((min(count, _kernelize().MAX_BLOCKS), 1, 1), (block_threads, 1, 1))
+        launch = Launch((min(count, MAX_BLOCKS), 1, 1), (block_threads, 1, 1))
         return kernel.finish(launch, self.name)
 
 
@@ -729,7 +724,7 @@ class _Column:
 
         count = -(-shape.rows // COLUMNS)
         kernel.tiles(count, COLUMNS, x, body)
-        launch = Launch((min(count, _kernelize().MAX_BLOCKS), 1, 1), (COLUMNS, SLICES, 1))
+        launch = Launch((min(count, MAX_BLOCKS), 1, 1), (COLUMNS, SLICES, 1))
         return kernel.finish(launch, self.name)
 
 
@@ -866,13 +861,13 @@ def _lower_serial(context, block, outline, shape, layout):
             _fold(kb, lowering, red, full)
         lowering.root = root
         for v in shape.row_outputs:
-            idx = _row_index(v.type.shape, keep, full, ("affine", row_linear, 0))
+            idx = _row_index(v.type.shape, keep, full, Affine(row_linear, 0))
             kb.store(lowering.value(v, idx, False), kernel.pointers[v], r)
         full_outputs = shape.early + shape.late
         if full_outputs:
             def element(kb, c):
                 with _along(lowering, dims, full, c):
-                    linear = lowering.materialize(("affine", row_major_strides(full), 0))
+                    linear = lowering.materialize(Affine(row_major_strides(full), 0))
                     for v in full_outputs:
                         kb.store(lowering.value(v, identity_index(rank), False),
                                  kernel.pointers[v], linear)
@@ -880,7 +875,7 @@ def _lower_serial(context, block, outline, shape, layout):
                     kb.constant(1, "i64"), [], element)
 
     kb.for_(kb.global_index(), kb.constant(shape.rows, "i64"), kb.grid_size(), [], row_body)
-    return kb.finish(), shape.rows
+    return lowered(outline, kb.finish(), serial_schedule(shape.rows))
 
 
 def _fold(kb, lowering, red, full):
@@ -949,8 +944,8 @@ def _row_index(shape, keep, full, row_linear):
     kept = [d for d in keep if full[d] != 1]
     if [n for n in shape if n != 1] == [full[d] for d in kept]:
         dims = iter(kept)
-        return tuple(("affine", (0,) * rank, 0) if n == 1 else
-                     ("affine", tuple(int(j == d) for j in range(rank)), 0)
+        return tuple(Affine((0,) * rank, 0) if n == 1 else
+                     Affine(tuple(int(j == d) for j in range(rank)), 0)
                      for n, d in ((n, next(dims) if n != 1 else None) for n in shape))
     return _reshaped(row_linear, shape, rank)
 
@@ -960,8 +955,8 @@ def _reshaped(linear, shape, rank):
     out = []
     for stride, size in zip(row_major_strides(shape), shape):
         if size == 1:
-            out.append(("affine", (0,) * rank, 0))
+            out.append(Affine((0,) * rank, 0))
         else:
-            e = linear if stride == 1 else ("floordiv", linear, stride)
-            out.append(("mod", e, size))
+            e = linear if stride == 1 else FloorDiv(linear, stride)
+            out.append(Mod(e, size))
     return tuple(out)

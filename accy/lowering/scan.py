@@ -63,10 +63,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy._core.types import numpy_dtype
-from accy.lowering.elementwise import Lowering, identity_index, position_expression
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
+from accy.lowering.launch import MAX_BLOCKS, Launch, Schedule, baseline_launch, lowered
 from accy.lowering.rows import lower_body
-from accy.passes.outline import SMS, Launch
+from accy.lowering.values import Affine, Lowering, identity_index, position_expression
+from accy.passes.outline import SMS
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetProfile
 
@@ -154,14 +155,13 @@ def choose(s, target):
 
 def lower_scan(context, block, outline, item, layout, target=None):
     """Write the kernel of scan `item` into `block`; it takes the item's inputs and outputs
-    (pointers), then one i64 per outline scalar, then (lookback) the workspace. Returns the
-    kernel and its `Schedule`."""
-    from accy.lowering.kernelize import MAX_BLOCKS, Schedule, baseline_launch  # imports us
+    (pointers), then one i64 per outline scalar, then (lookback) the workspace. Returns its
+    LoweredKernel."""
     s = scan_shape(item)
     name, threads, per_thread = choose(s, target or TargetProfile())
     if name in ("serial", "column"):
         kernel = _lower_serial(context, block, outline, item, layout, s)
-        return kernel, Schedule(baseline_launch(s.rows), name)
+        return lowered(outline, kernel, Schedule(baseline_launch(s.rows), name))
     tiles = _Tiles.start(context, block, outline, item, layout, s, threads, per_thread,
                          workspace=name == "lookback")
     workspace = 0
@@ -178,7 +178,7 @@ def lower_scan(context, block, outline, item, layout, target=None):
         tiles.write_lookback(count)
     # ptxas keeps each thread's registers within what a block this large may hold
     tiles.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
-    return tiles.kb.finish(), Schedule(launch, name, workspace)
+    return lowered(outline, tiles.kb.finish(), Schedule(launch, name, workspace))
 
 
 # ---- serial and column -------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def _lower_serial(context, block, outline, item, layout, s):
             x = lowering.value(scan.operands[0], at, False)
             (new,) = lower_body(lowering, scan.regions[0].entry, [acc, x])
             lowering.remember(scan.results[0], acc if s.exclusive else new)
-            linear = lowering.materialize(("affine", row_major_strides(shape), 0))
+            linear = lowering.materialize(Affine(row_major_strides(shape), 0))
             for v in item.outputs:
                 kb.store(lowering.value(v, at, False), pointers[v], linear)
             lowering.pop()
@@ -471,7 +471,7 @@ class _Tiles:
 
         def outputs(kb):
             lowering.remember(s.op.results[0], result)
-            linear = lowering.materialize(("affine", row_major_strides(s.shape), 0))
+            linear = lowering.materialize(Affine(row_major_strides(s.shape), 0))
             for v in self.item.outputs:
                 kb.store(lowering.value(v, identity_index(len(s.shape)), False),
                          self.pointers[v], linear)
@@ -495,7 +495,7 @@ class _Tiles:
                     continue
                 for x, slot in zip(xs, tile.slots):
                     kb.store(x, self.pointers[v], slot.lowering.materialize(
-                        ("affine", row_major_strides(s.shape), 0)))
+                        Affine(row_major_strides(s.shape), 0)))
         self.kb.if_(tile.slots[0].valid, outputs)
 
     # ---- kernels ------------------------------------------------------------------------------

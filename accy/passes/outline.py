@@ -51,15 +51,13 @@ from dataclasses import dataclass
 
 from accy._core.types import numpy_dtype
 from accy.errors import AccyError
+from accy.lowering.launch import THREADS, Launch, blocks, capped_grid
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.schedule import DOT_TILE, schedule_plan, trailing
 from accy.passes.shape_layout import buffer_layout, value_numbers
 from accy.passes.target import TargetProfile, target_profile
 from accy.safe_names import safe_name
 
-THREADS = 256           # threads per block of the elementwise, shape and row-packed kernels
-GRID_X_LIMIT = 2 ** 31 - 1
-GRID_YZ_LIMIT = 65535
 MAX_SHARED = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024,
               "sm_90": 227 * 1024, "sm_90a": 227 * 1024}     # bytes per block, opted in
 SMS = 132               # streaming multiprocessors assumed when splitting long rows
@@ -85,17 +83,6 @@ class ScalarParam:
     name: str
     dtype: str
     value: int
-
-
-@dataclass(frozen=True)
-class Launch:
-    grid: tuple
-    block: tuple
-    shared_bytes: int = 0
-
-    def text(self):
-        return (f"grid {'x'.join(map(str, self.grid))} block {'x'.join(map(str, self.block))} "
-                f"shared {self.shared_bytes}")
 
 
 @dataclass(frozen=True)
@@ -205,19 +192,11 @@ def _params(item):
     return tuple(params)
 
 
-def _blocks(n, per_block):
-    return max(1, -(-n // per_block))
-
-
-def _grid(x, y=1, z=1):
-    return (min(x, GRID_X_LIMIT), min(y, GRID_YZ_LIMIT), min(z, GRID_YZ_LIMIT))
-
-
 def _loop_domain(item, target):
     out = item.outputs[0].type if item.outputs else item.hero.result_types[0]
     n = math.prod(out.shape)
     vec = buffer_layout(out.shape, out.dtype).vector_width()
-    return [("n", n)], Launch(_grid(_blocks(n, THREADS * vec)), (THREADS, 1, 1))
+    return [("n", n)], Launch(capped_grid(blocks(n, THREADS * vec)), (THREADS, 1, 1))
 
 
 def _reduction_domain(item, target):
@@ -229,11 +208,11 @@ def _reduction_domain(item, target):
     rows = math.prod(full) // max(row, 1) if row else 0
     scalars = [("rows", rows), ("row_length", row)]
     if not trailing((full, dims)):              # a column reduction
-        return scalars, Launch(_grid(_blocks(rows, 32)), (32, 8, 1), 32 * 8 * 4 * 2)
+        return scalars, Launch(capped_grid(blocks(rows, 32)), (32, 8, 1), 32 * 8 * 4 * 2)
     s = target.row_schedule(row, dtype)
     if item.kind == "reduction" and rows < 2 * SMS and row > SPLIT_ROW:
-        splits = min(1024, _blocks(row, SPLIT_ROW))
-        return scalars + [("splits", splits)], Launch(_grid(splits, max(rows, 1)),
+        splits = min(1024, blocks(row, SPLIT_ROW))
+        return scalars + [("splits", splits)], Launch(capped_grid(splits, max(rows, 1)),
                                                        (1024, 1, 1), 32 * 8)
     staged = 0
     if item.kind == "row_pipeline" and s.threads_per_row * s.elements_per_thread < row:
@@ -243,10 +222,11 @@ def _reduction_domain(item, target):
             staged = 0                          # too long: each pass reads the row again
     if s.threads_per_row <= 32:
         per_block = THREADS // s.threads_per_row
-        return scalars, Launch(_grid(_blocks(rows, per_block)), (THREADS, 1, 1),
+        return scalars, Launch(capped_grid(blocks(rows, per_block)), (THREADS, 1, 1),
                                staged * per_block)
     warps = -(-s.threads_per_row // 32)
-    return scalars, Launch(_grid(max(rows, 1)), (s.threads_per_row, 1, 1), warps * 8 + staged)
+    return scalars, Launch(capped_grid(max(rows, 1)), (s.threads_per_row, 1, 1),
+                           warps * 8 + staged)
 
 
 def _scan_domain(item, target):
@@ -255,9 +235,9 @@ def _scan_domain(item, target):
     length = shape[hero.attributes["dimension"]] if shape else 1
     rows = math.prod(shape) // max(length, 1)
     s = target.scan_schedule(length, hero.operand_types[0].dtype)
-    per_row = _blocks(length, s.threads * s.elements_per_thread)
+    per_row = blocks(length, s.threads * s.elements_per_thread)
     return [("rows", rows), ("length", length)], Launch(
-        _grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8)
+        capped_grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8)
 
 
 def _dot_domain(item, target):
@@ -273,7 +253,7 @@ def _dot_domain(item, target):
     itemsize = numpy_dtype(lhs.dtype).itemsize
     shared = 2 * 2 * DOT_TILE * 32 * itemsize
     return [("m", m), ("n", n), ("k", k), ("batch", batch)], Launch(
-        _grid(_blocks(n, DOT_TILE), _blocks(m, DOT_TILE), batch), (256, 1, 1), shared)
+        capped_grid(blocks(n, DOT_TILE), blocks(m, DOT_TILE), batch), (256, 1, 1), shared)
 
 
 def _attention_domain(item, target):
@@ -290,7 +270,7 @@ def _attention_domain(item, target):
     itemsize = numpy_dtype(q.dtype).itemsize
     shared = 2 * 64 * (d + dv) * itemsize
     return [("batch_heads", heads), ("seq_q", sq), ("seq_k", sk), ("head_dim", d)], Launch(
-        _grid(_blocks(sq, 64), heads), (128, 1, 1), shared)
+        capped_grid(blocks(sq, 64), heads), (128, 1, 1), shared)
 
 
 _DOMAINS = {
