@@ -62,9 +62,10 @@ from accy.errors import UnsupportedError
 from accy.lowering.kl import MMA_TYPES
 from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, Launch, Schedule, lowered,
                                   serial_schedule)
-from accy.lowering.mma import CHUNK, PAD, STATIC_SHARED, ldmatrix_lane
+from accy.lowering.mma import CHUNK, PAD, ldmatrix_lane
 from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
 from accy.passes.shape_layout import row_major_strides
+from accy.passes.target import TargetProfile
 from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
 
 BM = 64                 # query rows per block (16 a warp), unless a generated schedule says
@@ -398,6 +399,7 @@ class _FlashPlan:
     bm: int         # query rows per block (16 a warp)
     bn: int         # keys per K/V tile
     grid: tuple
+    static_shared: int  # bytes of static shared memory the target lets a block declare
 
     @property
     def threads(self):
@@ -426,7 +428,7 @@ def _flash_plan(spec, item, layout, target):
              _strided(layout, item, spec, spec.v, spec.j, extents + (spec.dv,))]
     if None in reads:
         return None
-    return _FlashPlan(*reads, dtype, bm, bn, grid)
+    return _FlashPlan(*reads, dtype, bm, bn, grid, (target or TargetProfile()).facts.static_shared)
 
 
 def _strided(layout, item, spec, read, row, extents):
@@ -485,10 +487,10 @@ class _FlashKernel:
         self.stage = self.v_area + self.bn * self.v_pitch
         # the Q tile is staged in stage 1 before the first K/V tile goes there
         assert plan.bm * self.q_pitch <= self.stage
-        # two stages: static shared memory up to its 48 KB, else dynamic (68 KiB at head dim
-        # 128, within every arch's opt-in limit; the launch asks for it)
+        # two stages: static shared memory up to the target's static limit, else dynamic (68
+        # KiB at head dim 128, within every arch's opt-in limit; the launch asks for it)
         nbytes = 2 * 2 * self.stage
-        self.dynamic_bytes = nbytes if nbytes > STATIC_SHARED else 0
+        self.dynamic_bytes = nbytes if nbytes > plan.static_shared else 0
         self.smem = kb.shared(plan.ab, 2 * self.stage, dynamic=bool(self.dynamic_bytes))
 
     def c(self, v):

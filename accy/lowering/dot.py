@@ -39,8 +39,8 @@ The grid is (tiles, 1, batch): ctaid.x runs over the tiles in groups of `GROUP` 
 by column within a group, so the blocks resident at once share operand panels in L2. The stages
 live in the kernel's dynamic shared memory (`kl.shared {dynamic}`, the launch's `shared_bytes`:
 64 and 72 KiB, past the 48 KB static arrays may hold, within every arch's opt-in limit,
-`accy.passes.outline.MAX_SHARED`). K advances `Tiles.bk` elements per stage (`BK` = 32 by
-default, 64 in a generated schedule that asks for it): each thread copies
+`ArchFacts.max_shared_per_block` in accy/passes/target.py). K advances `Tiles.bk` elements per stage
+(`BK` = 32 by default, 64 in a generated schedule that asks for it): each thread copies
 16-byte chunks of both operand tiles global -> shared with `kl.cp_async` (zero-filled past M, N
 and K, so edge tiles need no other guard, and stages past K are copied too, as zeros, so every
 stage is written before it is read); a thread's chunks are one chunk column of rows a multiple
@@ -62,7 +62,8 @@ needs (128 accumulators, 32 fragment registers) without spilling.
 
 **Split-K** (schedule "mma split-k"): when the tiles of every batch entry together are fewer
 than the GPU's SMs and K holds at least two slices of `MIN_SLICE`, `_slice_depth` cuts K into
-slices of a whole number of stages, as many as bring the blocks to SMS (at most K / MIN_SLICE);
+slices of a whole number of stages, as many as bring the blocks to the target's SM count (at most K
+/ MIN_SLICE);
 the grid's y runs over the slices. A block runs the same pipeline over its slice (copies are
 zero-filled past the slice's end as past K), stores its f32 accumulators as a partial tile in the
 workspace, and thread 0 takes a ticket from the tile's i32 counter there (an atomic add between
@@ -96,7 +97,6 @@ from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, Launch, Schedule,
                                   serial_schedule)
 from accy.lowering.mma import CHUNK, PAD, swizzle_value
 from accy.lowering.values import Affine, Lowering, identity_index, start_kernel
-from accy.passes.outline import MAX_SHARED, SMS
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
 from accy.tensor.dialect import accumulation_type
@@ -209,12 +209,13 @@ def mma_plan(item, target):
     k = lhs.type.shape[lc[0]]
     generated = target.dot_schedule(left.free, right.free, k, dtype)
     if generated is None:
-        tiles = _fit(_tiles(left.free, right.free, math.prod(batch)), ITEMSIZE[dtype])
+        tiles = _fit(_tiles(left.free, right.free, math.prod(batch), target.facts.sms),
+                     ITEMSIZE[dtype])
     else:
-        tiles = _generated_tiles(generated, target.arch)
+        tiles = _generated_tiles(generated, target)
     count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
     if generated is None:
-        depth = _slice_depth(count * math.prod(batch), k)
+        depth = _slice_depth(count * math.prod(batch), k, target.facts.sms)
     else:
         depth = _generated_depth(generated)
     grid = (count, -(-k // depth), math.prod(batch))
@@ -246,29 +247,30 @@ def _operand(value, batch, contract):
                    tuple(strides[d] for d in batch), inner == c)
 
 
-def _tiles(m, n, batch):
-    """The largest tiles whose blocks alone fill the GPU's SMs (fewer blocks, each reusing
-    its staged operands more), else SMALL (more blocks, less waste at the edges)."""
+def _tiles(m, n, batch, sms):
+    """The largest tiles whose blocks alone fill the GPU's `sms` SMs (fewer blocks, each
+    reusing its staged operands more), else SMALL (more blocks, less waste at the edges)."""
     for tiles in (LARGE, MEDIUM):
-        if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= SMS:
+        if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= sms:
             return tiles
     return SMALL
 
 
-def _generated_tiles(schedule, arch):
-    """The Tiles a generated dot schedule names; its stages must fit the arch's shared memory
-    (the results staged in the epilogue take no more than the stages)."""
+def _generated_tiles(schedule, target):
+    """The Tiles a generated dot schedule names; its stages must fit the shared memory of
+    `target`'s arch (the results staged in the epilogue take no more than the stages)."""
+    arch, limit = target.arch, target.facts.max_shared_per_block
     tiles = next(t for t in (SMALL, MEDIUM, LARGE)
                  if (t.bm, t.bn) == (schedule.tile_m, schedule.tile_n))
     tiles = replace(tiles, stages=schedule.stages, bk=schedule.tile_k)
     need = max((tiles.bm + tiles.bn) * tiles.bk * ITEMSIZE[schedule.dtype] * tiles.stages,
                _band_bytes(tiles, tiles.warps_m))     # at most what `_MmaKernel` takes
-    if need > MAX_SHARED[arch]:
+    if need > limit:
         raise TargetError(
             f"accy.target.dot_schedules entry for {schedule.m} x {schedule.n} x {schedule.k} "
             f"{schedule.dtype}: {tiles.stages} stages of {tiles.bm} x {tiles.bn} x {tiles.bk} "
             f"tiles need {need // 1024} KiB of shared memory; {arch} allows "
-            f"{MAX_SHARED[arch] // 1024} KiB")
+            f"{limit // 1024} KiB")
     return tiles
 
 
@@ -294,13 +296,13 @@ def _fit(tiles, itemsize):
     return replace(tiles, stages=min(tiles.stages, STAGE_BUDGET // stage))
 
 
-def _slice_depth(blocks, k):
+def _slice_depth(blocks, k, sms):
     """K elements per split-K slice for `blocks` tiles (all batch entries) over K `k`: all of K
     (one slice) when the tiles alone fill the GPU's SMs; else as many slices as bring the
     blocks to between SMS and 2 SMS, but none shallower than MIN_SLICE, each a whole number of
     stages (the last one may be shorter)."""
-    splits = min(-(-SMS // blocks), k // MIN_SLICE)
-    if blocks >= SMS or splits < 2:
+    splits = min(-(-sms // blocks), k // MIN_SLICE)
+    if blocks >= sms or splits < 2:
         return k
     return -(-k // (splits * BK)) * BK
 
@@ -405,7 +407,7 @@ class _MmaKernel:
         self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
                             _band_bytes(t, p) <= pipeline), t.warps_m)
         # dynamic memory: more than the 48 KB of static arrays, within the arch's opt-in limit
-        # (accy.passes.outline.MAX_SHARED: the default stages stay within every arch's 99 KB;
+        # (ArchFacts.max_shared_per_block: the default stages stay within every arch's 99 KB;
         # `_generated_tiles` checks a generated schedule's against its target's arch)
         self.nbytes = max(pipeline, _band_bytes(t, self.passes))
         self.smem = kb.shared(self.element, self.nbytes // itemsize, dynamic=True)

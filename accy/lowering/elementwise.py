@@ -48,11 +48,11 @@ from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, Launch, 
                                   lowered, serial_schedule)
 from accy.lowering.values import (Affine, Lowering, identity_index, position_expression,
                                   start_kernel)
+from accy.passes.target import TargetProfile
 
 VECTOR_BYTES = 16           # one 128-bit access
 TILE = 32                   # tiled transpose: tile edge, and the threads along it
 TILE_ROWS = 8               # ... threads across it (a block of 32 x 8 = 256 threads)
-STATIC_SHARED = 48 * 1024   # bytes of static shared memory a block may declare
 
 
 def lower_elementwise(context, block, outline, item, layout, target=None):
@@ -64,17 +64,18 @@ def lower_elementwise(context, block, outline, item, layout, target=None):
     kb, pointers = start_kernel(context, block, outline, item)
     n = math.prod(root)
     item_lowering = Lowering(kb, layout, pointers, item)
-    schedule = _write_schedule(kb, item_lowering, item, root, n)
+    schedule = _write_schedule(kb, item_lowering, item, root, n,
+                               (target or TargetProfile()).facts.static_shared)
     return lowered(outline, kb.finish(), schedule)
 
 
-def _write_schedule(kb, item_lowering, item, root, n):
+def _write_schedule(kb, item_lowering, item, root, n, static_shared):
     """Write the kernel's body under the schedule its reads allow; returns that Schedule."""
     if n == 0:
         return _serial(kb, item_lowering, root)
     item_lowering.root = (None,) * len(root)    # (only its rank is read: nothing is written)
     reads = item_lowering.reads(item.outputs)
-    tiles = _transpose_plan(root, reads)
+    tiles = _transpose_plan(root, reads, static_shared)
     if tiles is not None:
         return _tiled_transpose(kb, item_lowering, root, *tiles)
     width, vectored = _vector_plan(item, root, reads)
@@ -173,10 +174,11 @@ def _vector(kb, item_lowering, root, width, vectored):
 
 # ---- tiled transpose --------------------------------------------------------------------------
 
-def _transpose_plan(root, reads):
+def _transpose_plan(root, reads, static_shared):
     """(a, inner, staged reads) for a tiled transpose (see the module doc), or None: `inner`
     is the output's innermost non-unit dim, `a` the output dim the staged reads walk at
-    stride +-1; the staged reads fit the static shared memory."""
+    stride +-1; the staged reads fit `static_shared`, the bytes of static shared memory a
+    block may declare."""
     inner = next((d for d in reversed(range(len(root))) if root[d] != 1), None)
     if inner is None:
         return None
@@ -188,7 +190,7 @@ def _transpose_plan(root, reads):
         if not along or (a is not None and along[-1] != a):
             continue
         size = TILE * (TILE + 1) * numpy_dtype(_staged_dtype(key[0].type.dtype)).itemsize
-        if used + size > STATIC_SHARED:
+        if used + size > static_shared:
             break
         a, used = along[-1], used + size
         staged.append(key)

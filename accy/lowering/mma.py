@@ -5,7 +5,6 @@ staged rows, the swizzle of unpadded staged tiles and the lane offsets of ldmatr
 CHUNK = 8           # 16-bit elements in one 16-byte cp.async
 PAD = 8             # f32 past each staged result row (and, in attention's tiles, 16-bit
                     # elements past each staged operand row)
-STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
 
 
 def swizzle_value(kb, row, chunks):

@@ -16,11 +16,11 @@ Schedules (`Schedule.name` in the report says which one ran):
   (`accy.lowering.collective`); every thread of the row ends with the result, so a row
   pipeline's later passes and outputs use it at once. What follows the comma says where a row
   pipeline's row is between passes: `registers` when T x elements_per_thread covers the row
-  (each thread's elements unrolled, their values kept from pass to pass), `shared` when the
-  row does not fit in registers but what later passes read of it fits the static shared
-  memory for the block's rows (SHARED_LIMIT; each pass keeps there what later passes read,
-  `_staging`: softmax's x, then exp(x - max)), else `streamed` (every pass reads and
-  recomputes from global memory).
+  (each thread's elements unrolled, their values kept from pass to pass), `shared` when the row
+  does not fit in registers but what later passes read of it fits the static shared memory for
+  the block's rows (the target's `static_shared`; each pass keeps there what later passes read,
+  `_staging`: softmax's x, then exp(x - max)), else `streamed` (every pass reads and recomputes
+  from global memory).
 - `column`: reduced dims not trailing (a reduction item): blocks of 32 x 8 threads, the 32
   threads of a warp on 32 consecutive rows (consecutive addresses when the kept dims are the
   inner ones), the 8 warps each folding a slice of the reduced positions; the 8 partials of a
@@ -71,7 +71,6 @@ from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetProfile
 from accy.tensor.build import reduce_kind
 
-SHARED_LIMIT = 48 * 1024    # bytes of static shared memory a block may have (kl.shared)
 MAX_SLOTS = 16              # most elements a thread holds in registers, unrolled
 SPLIT_THREADS = 1024        # threads of a split row's block (the outline's launch)
 COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced positions
@@ -278,7 +277,7 @@ def _choose(shape, outline, target):
     stage_bytes = sum(_aligned(rows_per_block * shape.length * numpy_dtype(d).itemsize)
                       for d in _stage_slots(shape.staged)[0])
     if shape.item.kind == "row_pipeline" and shape.staged and \
-            stage_bytes + _collective_bytes(shape, threads) <= SHARED_LIMIT:
+            stage_bytes + _collective_bytes(shape, threads) <= target.facts.static_shared:
         return _PackedRows(shape, threads, "shared")
     return _PackedRows(shape, threads, "streamed")
 

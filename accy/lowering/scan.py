@@ -21,18 +21,18 @@ parallel kernels declare their block size, `max_threads`, so ptxas stays within 
 - block: a block of T threads per row, tiles of T x E: as warp, then the warp totals go through
   shared memory (`kl.barrier`), the first warp scans them with shuffles, and each thread adds
   its warp's prefix. Chosen for T > 32 when the row fits one tile or there are many rows.
-- lookback: a row longer than one tile (L > T x E) with few rows (< 2 x SMS, so a block per row
-  would leave the GPU idle): a block per tile, tiles of every row numbered in order. A block
-  takes its tile from an integer atomic counter in the zeroed workspace (not its block index),
-  so a tile only ever waits on tiles that running blocks hold: no deadlock whatever order the
-  GPU starts blocks in. It scans its tile as block does; its first thread publishes the tile's
-  aggregate (flag 1), walks back over the row's earlier tiles until one has published its
-  inclusive prefix (flag 2; a row's first tile publishes that at once), spinning on a flag still
-  0, then folds the aggregates after that tile onto its prefix in increasing order and
-  publishes its own inclusive prefix. Values are written before their flag with a `kl.fence`
-  between; flags are read with atomics and a fence follows, so the values are visible. The fold
-  is always init, A0, A1, ... left to right, whichever tile the walk stopped at, so results are
-  deterministic.
+- lookback: a row longer than one tile (L > T x E) with few rows (< 2 x the target's SMs, so a
+  block per row would leave the GPU idle): a block per tile, tiles of every row numbered in
+  order. A block takes its tile from an integer atomic counter in the zeroed workspace (not its
+  block index), so a tile only ever waits on tiles that running blocks hold: no deadlock
+  whatever order the GPU starts blocks in. It scans its tile as block does; its first thread
+  publishes the tile's aggregate (flag 1), walks back over the row's earlier tiles until one has
+  published its inclusive prefix (flag 2; a row's first tile publishes that at once), spinning
+  on a flag still 0, then folds the aggregates after that tile onto its prefix in increasing
+  order and publishes its own inclusive prefix. Values are written before their flag with a
+  `kl.fence` between; flags are read with atomics and a fence follows, so the values are
+  visible. The fold is always init, A0, A1, ... left to right, whichever tile the walk stopped
+  at, so results are deterministic.
 
 Inside a tile the combine order is fixed too (a tree per tile), so every schedule is
 deterministic; integer results and max/min are exact, float sums and products differ from the
@@ -67,7 +67,6 @@ from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
 from accy.lowering.launch import MAX_BLOCKS, Launch, Schedule, baseline_launch, lowered
 from accy.lowering.rows import lower_body
 from accy.lowering.values import Affine, Lowering, identity_index, position_expression
-from accy.passes.outline import SMS
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetProfile
 
@@ -76,7 +75,6 @@ MAX_PER_THREAD = 16         # elements a thread holds in registers
 MAX_TILE = 4096             # elements a block holds: a block of T threads has 65536 / T
                             # registers per thread, and each element takes at least one
 WARP_BLOCK = 256            # threads per block of the warp schedule: 8 rows
-LOOKBACK_ROWS = 2 * SMS     # at least this many rows fill the GPU with a block per row
 MAX_GRID = 2 ** 31 - 1
 # the scan bodies the parallel schedules reassociate: name -> kl op
 COMBINES = {"tensor.add": "add", "tensor.multiply": "mul", "tensor.maximum": "max",
@@ -148,7 +146,8 @@ def choose(s, target):
     if s.length <= per_thread:
         return "serial", threads, per_thread
     tiles = -(-s.length // (threads * per_thread))
-    if tiles > 1 and s.rows < LOOKBACK_ROWS and s.rows * tiles <= MAX_GRID:
+    # (2 x SMS rows or more fill the GPU with a block per row)
+    if tiles > 1 and s.rows < 2 * target.facts.sms and s.rows * tiles <= MAX_GRID:
         return "lookback", threads, per_thread
     return ("warp" if threads == WARP else "block"), threads, per_thread
 

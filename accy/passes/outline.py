@@ -27,13 +27,13 @@ whatever its grid does not cover (a grid-stride loop per dim), so a capped grid 
 - row_pipeline and row reductions: the row schedule's threads per row; up to 32 threads per
   row pack 256 / threads rows in a block, more take a block per row. Shared memory holds the
   per-warp partials, and, for a row_pipeline whose row does not fit in registers (threads x
-  elements per thread < row length), the row itself when it fits the target's shared memory
-  per block (`MAX_SHARED`); a longer row is read again from global memory by each pass.
-  (accy/lowering/rows.py launches these, the split rows and the column reductions with grids
-  of at most 4096 blocks and static shared memory, at most 48 KB a block: a row pipeline whose
-  staged row needs more is read again instead.)
-- a row reduction with few rows and long ones (fewer rows than 2 x SMS, rows longer than
-  SPLIT_ROW): each row is split over ceil(length / SPLIT_ROW) blocks (at most 1024) that
+  elements per thread < row length), the row itself when it fits the target's shared memory per
+  block (`ArchFacts.max_shared_per_block`); a longer row is read again from global memory by
+  each pass. (accy/lowering/rows.py launches these, the split rows and the column reductions
+  with grids of at most 4096 blocks and static shared memory, at most 48 KB a block: a row
+  pipeline whose staged row needs more is read again instead.)
+- a row reduction with few rows and long ones (fewer rows than 2 x the target's SMs, rows
+  longer than SPLIT_ROW): each row is split over ceil(length / SPLIT_ROW) blocks (at most 1024) that
   write partials; the last block to finish a row combines them in a fixed order (no float
   atomics, so the result does not depend on timing). Grid (splits, rows).
 - column reductions (reduced dims not trailing): blocks of 32 x 8 threads over 32 columns.
@@ -58,9 +58,6 @@ from accy.passes.shape_layout import buffer_layout, value_numbers
 from accy.passes.target import TargetProfile, target_profile
 from accy.safe_names import safe_name
 
-MAX_SHARED = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024,
-              "sm_90": 227 * 1024, "sm_90a": 227 * 1024}     # bytes per block, opted in
-SMS = 132               # streaming multiprocessors assumed when splitting long rows
 SPLIT_ROW = 32 * 1024   # elements one block of a split row reduction covers
 
 
@@ -210,7 +207,7 @@ def _reduction_domain(item, target):
     if not trailing((full, dims)):              # a column reduction
         return scalars, Launch(capped_grid(blocks(rows, 32)), (32, 8, 1), 32 * 8 * 4 * 2)
     s = target.row_schedule(row, dtype)
-    if item.kind == "reduction" and rows < 2 * SMS and row > SPLIT_ROW:
+    if item.kind == "reduction" and rows < 2 * target.facts.sms and row > SPLIT_ROW:
         splits = min(1024, blocks(row, SPLIT_ROW))
         return scalars + [("splits", splits)], Launch(capped_grid(splits, max(rows, 1)),
                                                        (1024, 1, 1), 32 * 8)
@@ -218,7 +215,7 @@ def _reduction_domain(item, target):
     if item.kind == "row_pipeline" and s.threads_per_row * s.elements_per_thread < row:
         staged = row * numpy_dtype(dtype).itemsize
         per_block = max(1, THREADS // s.threads_per_row) if s.threads_per_row <= 32 else 1
-        if staged * per_block > MAX_SHARED[target.arch]:
+        if staged * per_block > target.facts.max_shared_per_block:
             staged = 0                          # too long: each pass reads the row again
     if s.threads_per_row <= 32:
         per_block = THREADS // s.threads_per_row
