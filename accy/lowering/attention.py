@@ -58,10 +58,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.kl import MMA_TYPES
-from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, Launch, Schedule, lowered,
-                                  serial_schedule)
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, Schedule,
+                                  blocks, capped_grid, lowered, serial_schedule)
 from accy.lowering.mma import CHUNK, PAD, ldmatrix_lane
 from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
 from accy.passes.shape_layout import row_major_strides
@@ -76,6 +77,26 @@ MOVES = frozenset(("tensor.broadcast_in_dim", "tensor.reshape", "tensor.transpos
                    "tensor.slice", "tensor.reverse"))
 COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operator.le,
            "GT": operator.gt, "GE": operator.ge}
+
+
+def plan_attention(item, target):
+    """The outline's scalars (`batch_heads`, `seq_q`, `seq_k`, `head_dim`) and launch domain
+    of attention `item`: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
+    shared-memory stages; grid (query tiles, batch x heads)."""
+    if item.roles:      # the decomposed pattern: the scores' shape says seq_q and seq_k
+        q = item.roles["scores"].operand_types[0]
+        *batch, sq, sk = item.roles["scores"].result_types[0].shape
+        dv = item.roles["values"].result_types[0].shape[-1]
+    else:
+        q, k, v = item.hero.operand_types[:3]
+        *batch, sq, _ = q.shape
+        sk, dv = k.shape[-2], v.shape[-1]
+    d = q.shape[-1]
+    heads = math.prod(batch)
+    itemsize = numpy_dtype(q.dtype).itemsize
+    shared = 2 * 64 * (d + dv) * itemsize
+    scalars = (("batch_heads", heads), ("seq_q", sq), ("seq_k", sk), ("head_dim", d))
+    return KernelPlan(scalars, Launch(capped_grid(blocks(sq, 64), heads), (128, 1, 1), shared))
 
 
 def lower_attention(context, block, outline, item, layout, target=None):

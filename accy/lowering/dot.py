@@ -93,10 +93,11 @@ from dataclasses import dataclass, replace
 
 from accy._core.types import numpy_dtype
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, Launch, Schedule, lowered,
-                                  serial_schedule)
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, Schedule,
+                                  blocks, capped_grid, lowered, serial_schedule)
 from accy.lowering.mma import CHUNK, PAD, swizzle_value
 from accy.lowering.values import Affine, Lowering, identity_index, start_kernel
+from accy.passes.schedule import DOT_TILE
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
 from accy.tensor.dialect import accumulation_type
@@ -170,6 +171,25 @@ class MmaPlan:
     @property
     def splits(self):
         return self.grid[1]
+
+
+def plan_dot(item, target):
+    """The outline's scalars (`m`, `n`, `k`, `batch`) and launch domain of dot_general
+    `item`: DOT_TILE x DOT_TILE output tiles of 256 threads, two shared-memory stages of
+    DOT_TILE x 32 operand tiles; grid (column tiles, row tiles, batch)."""
+    hero = item.hero
+    a = hero.attributes
+    lhs, rhs = hero.operand_types
+    batch = math.prod(lhs.shape[d] for d in a["lhs_batching_dimensions"])
+    k = math.prod(lhs.shape[d] for d in a["lhs_contracting_dimensions"])
+    m = math.prod(n for d, n in enumerate(lhs.shape) if d not in a["lhs_batching_dimensions"]
+                  and d not in a["lhs_contracting_dimensions"])
+    n = math.prod(s for d, s in enumerate(rhs.shape) if d not in a["rhs_batching_dimensions"]
+                  and d not in a["rhs_contracting_dimensions"])
+    itemsize = numpy_dtype(lhs.dtype).itemsize
+    shared = 2 * 2 * DOT_TILE * 32 * itemsize
+    return KernelPlan((("m", m), ("n", n), ("k", k), ("batch", batch)), Launch(
+        capped_grid(blocks(n, DOT_TILE), blocks(m, DOT_TILE), batch), (256, 1, 1), shared))
 
 
 def lower_dot(context, block, outline, item, layout, target):

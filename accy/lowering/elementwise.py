@@ -44,15 +44,26 @@ from functools import lru_cache
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.kl import VECTOR_WIDTHS, pointee
-from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, Launch, Schedule,
-                                  lowered, serial_schedule)
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, KernelPlan, Launch,
+                                  Schedule, blocks, capped_grid, lowered, serial_schedule)
 from accy.lowering.values import (Affine, Lowering, identity_index, position_expression,
                                   start_kernel)
+from accy.passes.shape_layout import buffer_layout
 from accy.passes.target import TargetProfile
 
 VECTOR_BYTES = 16           # one 128-bit access
 TILE = 32                   # tiled transpose: tile edge, and the threads along it
 TILE_ROWS = 8               # ... threads across it (a block of 32 x 8 = 256 threads)
+
+
+def plan_elementwise(item, target):
+    """The outline's scalars and launch domain of `item`: `n`, the element count; blocks of
+    THREADS threads, each covering one vector of the output's vector width per grid-stride
+    step."""
+    out = item.outputs[0].type if item.outputs else item.hero.result_types[0]
+    n = math.prod(out.shape)
+    vec = buffer_layout(out.shape, out.dtype).vector_width()
+    return KernelPlan((("n", n),), Launch(capped_grid(blocks(n, THREADS * vec)), (THREADS, 1, 1)))
 
 
 def lower_elementwise(context, block, outline, item, layout, target=None):

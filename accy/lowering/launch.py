@@ -1,4 +1,5 @@
-"""Launches and what a lowering hands back: `Launch` (grid, block, shared bytes), CUDA's grid
+"""Launches and what a lowering hands back: `Launch` (grid, block, shared bytes), `KernelPlan` (what
+a kind's plan function decides for the outline), CUDA's grid
 limits, the block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the
 serial baseline's launch and schedule, `Schedule` (a throughput schedule's launch, name and
 workspace) and `LoweredKernel` (a kl kernel with the launch it runs with), which every lowering
@@ -8,6 +9,7 @@ Every kernel strides over whatever its grid does not cover (a grid-stride loop p
 grid capped at these limits stays correct.
 """
 from dataclasses import dataclass
+from typing import NamedTuple
 
 GRID_X_LIMIT = 2 ** 31 - 1
 GRID_YZ_LIMIT = 65535
@@ -24,6 +26,17 @@ class Launch:
     def text(self):
         return (f"grid {'x'.join(map(str, self.grid))} block {'x'.join(map(str, self.block))} "
                 f"shared {self.shared_bytes}")
+
+
+class KernelPlan(NamedTuple):
+    """What a kind's plan function (`plan_rows`, ...) decides for one work item from the item,
+    its layout and the target; the outline stores it and the lowering follows it: the kernel's
+    scalar parameters ((name, value) pairs, passed as u64), its launch domain, and the kind's
+    schedule where the plan picks it (rows: a `RowPlan`; None where the lowering picks it from
+    the item's reads)."""
+    scalars: tuple
+    launch: Launch
+    schedule: object = None
 
 
 def blocks(n, per_block):

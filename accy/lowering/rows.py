@@ -63,25 +63,89 @@ from accy.errors import UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
                                       storage_dtype, store_value, store_where, warp_allreduce)
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
-from accy.lowering.launch import MAX_BLOCKS, THREADS, Launch, Schedule, lowered, serial_schedule
+from accy.lowering.launch import (MAX_BLOCKS, THREADS, KernelPlan, Launch, Schedule, blocks,
+                                  capped_grid, lowered, serial_schedule)
 from accy.lowering.values import (Affine, FloorDiv, Leaf, Lowering, Mod, Sum, identity_index,
                                   position_expression)
 from accy.passes.schedule import trailing
 from accy.passes.shape_layout import row_major_strides
-from accy.passes.target import TargetProfile
 from accy.tensor.build import reduce_kind
 
 MAX_SLOTS = 16              # most elements a thread holds in registers, unrolled
 SPLIT_THREADS = 1024        # threads of a split row's block (the outline's launch)
+SPLIT_ROW = 32 * 1024       # elements one block of a split row reduction covers
 COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced positions
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """The schedule `plan_rows` picks for a row item, which `lower_rows` follows: `kind` is
+    serial, column, split row (over `splits` blocks a row) or packed (`threads` a row, the row
+    kept in `storage`: registers, shared or streamed; see the module doc)."""
+    kind: str
+    threads: int = 0
+    storage: str = None
+    splits: int = 0
+
+
+def plan_rows(item, target):
+    """The KernelPlan of `item`: scalars `rows`, `row_length` and, for a reduction of fewer
+    rows than 2 x the target's SMs, rows longer than SPLIT_ROW, `splits`, the blocks each row
+    is split over; the launch domain, whose shared memory holds the warps' partials, and a row
+    pipeline's row when it does not fit in registers but fits the target's shared memory per
+    block; and the RowPlan (None when the item is no set of rows the lowering takes: it says
+    why)."""
+    scalars, launch = _domain(item, target)
+    return KernelPlan(tuple(scalars), launch,
+                      _schedule_of(item, dict(scalars).get("splits"), target))
+
+
+def _schedule_of(item, splits, target):
+    try:
+        shape = RowShape.of(item)
+    except UnsupportedError:
+        return None
+    return _choose(shape, splits, target)
+
+
+def _domain(item, target):
+    hero = item.hero
+    full = hero.operand_types[0].shape
+    dims = tuple(sorted(hero.attributes["dimensions"]))
+    dtype = hero.operand_types[0].dtype
+    row = math.prod(full[d] for d in dims)
+    rows = math.prod(full) // max(row, 1) if row else 0
+    scalars = [("rows", rows), ("row_length", row)]
+    if not trailing((full, dims)):              # a column reduction
+        return scalars, Launch(capped_grid(blocks(rows, COLUMNS)), (COLUMNS, SLICES, 1),
+                               COLUMNS * SLICES * 4 * 2)
+    s = target.row_schedule(row, dtype)
+    if item.kind == "reduction" and rows < 2 * target.facts.sms and row > SPLIT_ROW:
+        splits = min(1024, blocks(row, SPLIT_ROW))
+        return scalars + [("splits", splits)], Launch(capped_grid(splits, max(rows, 1)),
+                                                       (SPLIT_THREADS, 1, 1), 32 * 8)
+    staged = 0
+    if item.kind == "row_pipeline" and s.threads_per_row * s.elements_per_thread < row:
+        staged = row * numpy_dtype(dtype).itemsize
+        per_block = max(1, THREADS // s.threads_per_row) if s.threads_per_row <= 32 else 1
+        if staged * per_block > target.facts.max_shared_per_block:
+            staged = 0                          # too long: each pass reads the row again
+    if s.threads_per_row <= 32:
+        per_block = THREADS // s.threads_per_row
+        return scalars, Launch(capped_grid(blocks(rows, per_block)), (THREADS, 1, 1),
+                               staged * per_block)
+    warps = -(-s.threads_per_row // 32)
+    return scalars, Launch(capped_grid(max(rows, 1)), (s.threads_per_row, 1, 1),
+                           warps * 8 + staged)
 
 
 def lower_rows(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind reduction or row_pipeline) into `block`; the kernel
     takes the item's inputs and outputs (pointers), then one i64 per outline scalar (then the
-    workspace pointer, for a split row). Returns its LoweredKernel."""
+    workspace pointer, for a split row), under the schedule its outline's plan picked.
+    Returns its LoweredKernel."""
     shape = RowShape.of(item)
-    schedule = _choose(shape, outline, target or TargetProfile())
+    schedule = _follow(shape, outline.schedule)
     if schedule is None:
         return _lower_serial(context, block, outline, shape, layout)
     return schedule.lower(context, block, outline, shape, layout)
@@ -259,27 +323,38 @@ def _waves(graph, reduces):
                  for d in range(max(depth.values()) + 1))
 
 
-def _choose(shape, outline, target):
-    """The parallel schedule for `shape`, or None for the serial one."""
+def _choose(shape, splits, target):
+    """The RowPlan for `shape` (`splits`: the domain's blocks per split row, or None)."""
     if shape.rows == 0 or shape.length == 0:
-        return None
+        return RowPlan("serial")
     if not trailing((shape.full, shape.dims)):
-        return _Column(shape)
-    splits = {s.name: s.value for s in outline.scalars}.get("splits")
+        return RowPlan("column")
     if splits is not None:
-        return _SplitRow(shape, splits) if len(shape.waves) == 1 and not shape.late else None
+        split = len(shape.waves) == 1 and not shape.late
+        return RowPlan("split row", splits=splits) if split else RowPlan("serial")
     row = target.row_schedule(shape.length, shape.item.hero.operand_types[0].dtype)
     threads = row.threads_per_row
     slots = -(-shape.length // threads)
     if slots <= min(row.elements_per_thread, MAX_SLOTS):
-        return _PackedRows(shape, threads, "registers")
+        return RowPlan("packed", threads, "registers")
     rows_per_block = THREADS // threads if threads <= 32 else 1
     stage_bytes = sum(_aligned(rows_per_block * shape.length * numpy_dtype(d).itemsize)
                       for d in _stage_slots(shape.staged)[0])
     if shape.item.kind == "row_pipeline" and shape.staged and \
             stage_bytes + _collective_bytes(shape, threads) <= target.facts.static_shared:
-        return _PackedRows(shape, threads, "shared")
-    return _PackedRows(shape, threads, "streamed")
+        return RowPlan("packed", threads, "shared")
+    return RowPlan("packed", threads, "streamed")
+
+
+def _follow(shape, plan):
+    """The schedule that writes `plan` for `shape`, or None for the serial one."""
+    if plan.kind == "column":
+        return _Column(shape)
+    if plan.kind == "split row":
+        return _SplitRow(shape, plan.splits)
+    if plan.kind == "packed":
+        return _PackedRows(shape, plan.threads, plan.storage)
+    return None
 
 
 def _collective_bytes(shape, threads):

@@ -64,7 +64,8 @@ import numpy as np
 
 from accy._core.types import numpy_dtype
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.lowering.launch import MAX_BLOCKS, Launch, Schedule, baseline_launch, lowered
+from accy.lowering.launch import (MAX_BLOCKS, KernelPlan, Launch, Schedule, baseline_launch,
+                                  blocks, capped_grid, lowered)
 from accy.lowering.rows import lower_body
 from accy.lowering.values import Affine, Lowering, identity_index, position_expression
 from accy.passes.shape_layout import row_major_strides
@@ -150,6 +151,20 @@ def choose(s, target):
     if tiles > 1 and s.rows < 2 * target.facts.sms and s.rows * tiles <= MAX_GRID:
         return "lookback", threads, per_thread
     return ("warp" if threads == WARP else "block"), threads, per_thread
+
+
+def plan_scan(item, target):
+    """The outline's scalars (`rows`, `length`) and launch domain of scan `item`: the target's
+    scan schedule's threads per block, one block per row and as many along a row as its
+    tiles."""
+    hero = item.hero
+    shape = hero.operand_types[0].shape
+    length = shape[hero.attributes["dimension"]] if shape else 1
+    rows = math.prod(shape) // max(length, 1)
+    s = target.scan_schedule(length, hero.operand_types[0].dtype)
+    per_row = blocks(length, s.threads * s.elements_per_thread)
+    return KernelPlan((("rows", rows), ("length", length)), Launch(
+        capped_grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8))
 
 
 def lower_scan(context, block, outline, item, layout, target=None):
