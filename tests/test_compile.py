@@ -371,7 +371,7 @@ def test_attention_with_an_additive_mask(mask_shape, rng):
 def test_more_elements_than_one_grid_covers(rng):
     """Serial kernels (here i8: no vector schedule) stride over what their capped grid does
     not cover (4096 blocks of 256)."""
-    from accy.lowering.kernelize import MAX_BLOCKS, THREADS
+    from accy.lowering.launch import MAX_BLOCKS, THREADS
     n = MAX_BLOCKS * THREADS + 1000
     exe = check(lambda x: x * 2 + 1, [draw(rng, (n,), "i8")], kinds=["elementwise"])
     assert exe.kernels[0].launch.grid == (MAX_BLOCKS, 1, 1)

@@ -353,7 +353,7 @@ def test_a_dense_constant_the_planner_missed_is_an_internal_error(rng, monkeypat
     """The elementwise lowering takes a constant as an immediate only when it is a splat: a
     dense one that reached it (here: a planner told every constant is a splat) is an error,
     not its first element everywhere."""
-    import accy.lowering.elementwise  # noqa: F401  (its own dense_constant, unpatched)
+    import accy.lowering.values  # noqa: F401  (its own dense_constant, unpatched)
     import accy.passes.schedule as schedule
     from accy.errors import AccyError
     c = _mixed("f32", (2, 4), rng)

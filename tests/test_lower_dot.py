@@ -15,6 +15,7 @@ import accy
 import accy.ops as ops
 from accy.frontend.linalg import einsum
 from accy.lowering import dot as dot_lowering
+from accy.passes import target as target_module
 from ptxas_check import assemble
 from tensor_helpers import assert_within, f64
 
@@ -119,7 +120,7 @@ def test_tensor_core_memory_traffic(tiles, case, bk, rng, monkeypatch):
     (64-deep K-major rows are 8 chunks: the full 3-bit swizzle)."""
     config = getattr(dot_lowering, tiles)       # as shipped; 64-deep stages two at a time
     config = config if bk == 32 else replace(config, bk=bk, stages=2)
-    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
+    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch, sms: config)
     spec, lhs_shape, rhs_shape = TRAFFIC_CASES[case]
     a, b = draw(rng, lhs_shape, "bf16"), draw(rng, rhs_shape, "bf16")
     traffic, exe = memory_traffic(lambda x, y: einsum(spec, x, y), [a, b])
@@ -201,7 +202,8 @@ def test_large_tiles_stage_results_in_two_bands(rng, monkeypatch):
     """With enough blocks to fill the GPU the kernel takes 128 x 256 tiles of 8 warps and
     three stages in dynamic shared memory; its epilogue stages the results in two bands of 64
     rows (the pipeline's memory holds one). The grid runs over the tiles in ctaid.x."""
-    monkeypatch.setattr(dot_lowering, "SMS", 1)
+    facts = target_module.ARCH_FACTS["sm_90"]          # the default target's
+    monkeypatch.setitem(target_module.ARCH_FACTS, "sm_90", replace(facts, sms=1))
     x, w = draw(rng, (130, 40), "bf16"), draw(rng, (40, 136), "bf16")
     r = draw(rng, (130, 136), "bf16")
     got, exe = compile_and_run(lambda x, w, r: x @ w + r, [x, w, r], "mma")
@@ -232,7 +234,7 @@ def test_each_tile_configuration(tiles, case, rng, monkeypatch):
     rows of 4 chunks when K-major, of 8 to 32 when free-major) and batched: the launch it was
     written for, the result within f32 accumulation error."""
     config = getattr(dot_lowering, tiles)
-    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
+    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch, sms: config)
     spec, lhs_shape, rhs_shape = TILE_CASES[case]
     a, b = draw(rng, lhs_shape, "bf16"), draw(rng, rhs_shape, "bf16")
     got, exe = compile_and_run(lambda x, y: einsum(spec, x, y), [a, b], "mma")
@@ -248,8 +250,9 @@ def test_each_tile_configuration(tiles, case, rng, monkeypatch):
 
 def test_tiles_by_problem_size():
     """The largest tiles whose blocks fill the GPU's SMs: 128 x 256 for big products, 128 x
-    128 when those would leave SMs idle, 64 x 64 for small ones."""
-    tiles = dot_lowering._tiles
+    128 when those would leave SMs idle, 64 x 64 for small ones (the default target's 132)."""
+    def tiles(m, n, batch):
+        return dot_lowering._tiles(m, n, batch, target_module.ARCH_FACTS["sm_90"].sms)
     assert tiles(4096, 4096, 1) is dot_lowering.LARGE
     assert tiles(65536, 256, 1) is dot_lowering.LARGE
     assert tiles(2048, 2048, 1) is dot_lowering.MEDIUM
@@ -362,7 +365,10 @@ def test_split_k_slices():
     """K is split only when the tiles (over every batch entry) leave SMs idle and K holds at
     least two slices of MIN_SLICE: into as many slices as bring the blocks to SMS or just past
     it, each a whole number of stages."""
-    depth, sms, bk = dot_lowering._slice_depth, dot_lowering.SMS, dot_lowering.BK
+    sms, bk = target_module.ARCH_FACTS["sm_90"].sms, dot_lowering.BK
+
+    def depth(blocks, k):
+        return dot_lowering._slice_depth(blocks, k, sms)
     assert depth(sms, 8192) == 8192                         # the tiles fill the GPU
     assert depth(2, 2 * dot_lowering.MIN_SLICE - 8) == 2 * dot_lowering.MIN_SLICE - 8
     for blocks, k in ((16, 8192), (1, 4096), (100, 4096), (3, 1000)):
@@ -437,7 +443,7 @@ def test_tf32_each_tile_configuration(tiles, rng, monkeypatch):
     STAGE_BUDGET (LARGE keeps 2, MEDIUM 3), a free-major rhs whose rows of 32 and 64 chunks
     take the copy loop's two swizzle phases."""
     config = getattr(dot_lowering, tiles)
-    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch: config)
+    monkeypatch.setattr(dot_lowering, "_tiles", lambda m, n, batch, sms: config)
     x, w, bias = draw(rng, (70, 40), "f32"), draw(rng, (40, 132), "f32"), draw(rng, (132,), "f32")
     got, exe = compile_and_run(lambda x, w, b: x @ w + b, [x, w, bias], "mma tf32", FAST)
     (kernel,) = exe.kernels

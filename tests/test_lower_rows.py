@@ -6,6 +6,7 @@ silent fall back to the serial schedule fails. Integers, max/min, argmax/argmin 
 order-dependent bodies match bit for bit; float sums and row pipelines within what a different
 (fixed) order of summing the row may change: tolerances from the dtype and the row length."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ import accy
 import accy.ops as ops
 from accy import compiler
 from accy.ir import parse
-from accy.lowering import kernelize, rows
+from accy.lowering import rows
 from accy.passes import target as target_module
 from accy.passes.target import RowSchedule
 
@@ -49,6 +50,12 @@ def run(fn, args, schedule, ptxas, target=None):
     assert not exe.fallbacks, exe.report()
     got, want = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
     return (got, want) if isinstance(got, tuple) else ((got,), (want,))
+
+
+def limit_static_shared(monkeypatch, nbytes):
+    """Let a block of the tests' target (sm_80) declare only `nbytes` of static shared memory."""
+    facts = target_module.ARCH_FACTS["sm_80"]
+    monkeypatch.setitem(target_module.ARCH_FACTS, "sm_80", replace(facts, static_shared=nbytes))
 
 
 def assert_exact(got, want):
@@ -186,18 +193,19 @@ def test_long_row_pipelines(name, dtype, shape, schedule, rng, ptxas):
                                             ((2, 9000), "block per row, streamed")], ids=str)
 def test_row_pipelines_streamed_when_shared_memory_is_short(name, shape, schedule, monkeypatch,
                                                             rng, ptxas):
-    monkeypatch.setattr(rows, "SHARED_LIMIT", 1024)
+    limit_static_shared(monkeypatch, 1024)
     check_pipeline(name, "f16", shape, schedule, rng, ptxas)
 
 
-@pytest.mark.parametrize("limit,schedule,exps", [(rows.SHARED_LIMIT, "warp per row, shared", 2),
-                                                  (1024, "warp per row, streamed", 4)])
+@pytest.mark.parametrize("limit,schedule,exps", [
+    (target_module.ARCH_FACTS["sm_80"].static_shared, "warp per row, shared", 2),
+    (1024, "warp per row, streamed", 4)])
 def test_shared_rows_keep_what_later_passes_read(limit, schedule, exps, monkeypatch, rng,
                                                  ptxas):
     """softmax keeps x in shared memory in the pass of its max and exp(x - max) in the pass
     of its sum, so the output pass divides without computing exp again: exp is written for
     one pass (its first element and its loop), where a streamed row computes it in two."""
-    monkeypatch.setattr(rows, "SHARED_LIMIT", limit)
+    limit_static_shared(monkeypatch, limit)
     x = draw(rng, (3, 700), "f32")
     kl = compiler.compilation(lambda x: ops.softmax(x), x, target="sm_80", stop="kl").text("kl")
     assert kl.count("kl.exp ") == exps
@@ -317,7 +325,7 @@ def test_full_shape_outputs_beside_the_reductions(fn, args, schedule, rng, ptxas
     (lambda x: ops.sum(x, axis=0), (5, 100), "column"),
 ], ids=["warp", "block", "column"])
 def test_capped_grids_stride_over_the_rows(fn, shape, schedule, monkeypatch, rng, ptxas):
-    monkeypatch.setattr(kernelize, "MAX_BLOCKS", 2)
+    monkeypatch.setattr(rows, "MAX_BLOCKS", 2)
     x = draw(rng, shape, "f32")
     exe = accy.compile(fn, x, target="sm_80")
     ptxas(exe.ptx)

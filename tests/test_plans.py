@@ -19,6 +19,7 @@ from accy.passes.outline import OUTLINE_PLAN
 from accy.passes.plans import prepare
 from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError
 from accy.passes.shape_layout import SHAPE_LAYOUT
+from accy.passes.target import ARCH_FACTS
 
 from test_plan_properties import run_items
 
@@ -463,9 +464,8 @@ def test_an_expensive_op_is_computed_once_per_element(fn):
     ((4, 100000), lambda x: ops.softmax(x)),
 ])
 def test_launch_domains_fit_the_hardware(shape, fn):
-    from accy.passes.outline import MAX_SHARED
     (k,) = planned(lowered(fn, (shape, F32))).outlines.kernels()
-    assert k.launch.shared_bytes <= MAX_SHARED["sm_80"]
+    assert k.launch.shared_bytes <= ARCH_FACTS["sm_80"].max_shared_per_block
     assert k.launch.block[0] * k.launch.block[1] * k.launch.block[2] <= 1024
     if k.kind == "reduction":
         scalars = dict((s.name, s.value) for s in k.scalars)

@@ -58,12 +58,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
-from accy.lowering.dot import CHUNK, PAD, STATIC_SHARED, ldmatrix_lane
-from accy.lowering.elementwise import Lowering, start_kernel
 from accy.lowering.kl import MMA_TYPES
-from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, Schedule,
+                                  blocks, capped_grid, lowered, serial_schedule)
+from accy.lowering.mma import CHUNK, PAD, ldmatrix_lane
+from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
 from accy.passes.shape_layout import row_major_strides
+from accy.passes.target import TargetProfile
 from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
 
 BM = 64                 # query rows per block (16 a warp), unless a generated schedule says
@@ -76,10 +79,30 @@ COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operat
            "GT": operator.gt, "GE": operator.ge}
 
 
+def plan_attention(item, target):
+    """The outline's scalars (`batch_heads`, `seq_q`, `seq_k`, `head_dim`) and launch domain
+    of attention `item`: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
+    shared-memory stages; grid (query tiles, batch x heads)."""
+    if item.roles:      # the decomposed pattern: the scores' shape says seq_q and seq_k
+        q = item.roles["scores"].operand_types[0]
+        *batch, sq, sk = item.roles["scores"].result_types[0].shape
+        dv = item.roles["values"].result_types[0].shape[-1]
+    else:
+        q, k, v = item.hero.operand_types[:3]
+        *batch, sq, _ = q.shape
+        sk, dv = k.shape[-2], v.shape[-1]
+    d = q.shape[-1]
+    heads = math.prod(batch)
+    itemsize = numpy_dtype(q.dtype).itemsize
+    shared = 2 * 64 * (d + dv) * itemsize
+    scalars = (("batch_heads", heads), ("seq_q", sq), ("seq_k", sk), ("head_dim", d))
+    return KernelPlan(scalars, Launch(capped_grid(blocks(sq, 64), heads), (128, 1, 1), shared))
+
+
 def lower_attention(context, block, outline, item, layout, target=None):
     """Write the kernel of attention `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
-    flash path, (kernel, threads) on the serial one."""
+    outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the flash
+    path, else the serial one)."""
     spec = _pattern_spec(item, layout) if item.roles else _composite_spec(item)
     plan = _flash_plan(spec, item, layout, target)
     if plan is not None:
@@ -121,12 +144,12 @@ class _Spec:
 
 
 def _unit(rank, d):
-    return ("affine", tuple(int(n == d) for n in range(rank)), 0)
+    return Affine(tuple(int(n == d) for n in range(rank)), 0)
 
 
 def _at(rank, dims):
     """Index expressions reading root dims `dims` (None: index 0)."""
-    return tuple(("affine", (0,) * rank, 0) if d is None else _unit(rank, d) for d in dims)
+    return tuple(Affine((0,) * rank, 0) if d is None else _unit(rank, d) for d in dims)
 
 
 def _composite_spec(item):
@@ -272,29 +295,32 @@ def _affine(e, extents):
     or None: a floordiv or mod of an affine expression simplifies when the terms whose
     coefficients the divisor does not divide stay within [0, divisor) (a reshape's index
     arithmetic over a row-major buffer)."""
-    kind = e[0]
-    if kind == "affine":
+    if isinstance(e, Affine):
         return e
-    if kind == "sum":
-        parts = [(c, _affine(x, extents)) for c, x in e[1]]
+    if isinstance(e, Sum):
+        parts = [(c, _affine(x, extents)) for c, x in e.terms]
         if any(x is None for _, x in parts):
             return None
-        coeffs = [sum(c * x[1][n] for c, x in parts) for n in range(len(extents))]
-        return ("affine", tuple(coeffs), e[2] + sum(c * x[2] for c, x in parts))
-    if kind not in ("floordiv", "mod"):
+        coeffs = [sum(c * x.coeffs[n] for c, x in parts) for n in range(len(extents))]
+        return Affine(tuple(coeffs), e.offset + sum(c * x.offset for c, x in parts))
+    if isinstance(e, FloorDiv):
+        n = e.divisor
+    elif isinstance(e, Mod):
+        n = e.modulus
+    else:
         return None
-    inner, n = _affine(e[1], extents), e[2]
+    inner = _affine(e.expr, extents)
     if inner is None:
         return None
-    whole = [c if c % n == 0 else 0 for c in inner[1]]
-    rest = [c - w for c, w in zip(inner[1], whole)]
-    low = inner[2] + sum(min(0, c * (size - 1)) for c, size in zip(rest, extents))
-    high = inner[2] + sum(max(0, c * (size - 1)) for c, size in zip(rest, extents))
+    whole = [c if c % n == 0 else 0 for c in inner.coeffs]
+    rest = [c - w for c, w in zip(inner.coeffs, whole)]
+    low = inner.offset + sum(min(0, c * (size - 1)) for c, size in zip(rest, extents))
+    high = inner.offset + sum(max(0, c * (size - 1)) for c, size in zip(rest, extents))
     if low < 0 or high >= n:
         return None
-    if kind == "floordiv":
-        return ("affine", tuple(w // n for w in whole), 0)
-    return ("affine", tuple(rest), inner[2])
+    if isinstance(e, FloorDiv):
+        return Affine(tuple(w // n for w in whole), 0)
+    return Affine(tuple(rest), inner.offset)
 
 
 def _probe(layout, item, rank):
@@ -368,9 +394,9 @@ def _iota_dim(probe, value, idx, extents):
     if op is None:
         return None
     e = _affine(idx[op.attributes["iota_dimension"]], extents)
-    if e is None or e[2] != 0 or sorted(e[1]) != [0] * (len(extents) - 1) + [1]:
+    if e is None or e.offset != 0 or sorted(e.coeffs) != [0] * (len(extents) - 1) + [1]:
         return None
-    return e[1].index(1)
+    return e.coeffs.index(1)
 
 
 # ---- the flash path: which items take it ------------------------------------------------------
@@ -394,6 +420,7 @@ class _FlashPlan:
     bm: int         # query rows per block (16 a warp)
     bn: int         # keys per K/V tile
     grid: tuple
+    static_shared: int  # bytes of static shared memory the target lets a block declare
 
     @property
     def threads(self):
@@ -422,7 +449,7 @@ def _flash_plan(spec, item, layout, target):
              _strided(layout, item, spec, spec.v, spec.j, extents + (spec.dv,))]
     if None in reads:
         return None
-    return _FlashPlan(*reads, dtype, bm, bn, grid)
+    return _FlashPlan(*reads, dtype, bm, bn, grid, (target or TargetProfile()).facts.static_shared)
 
 
 def _strided(layout, item, spec, read, row, extents):
@@ -433,12 +460,12 @@ def _strided(layout, item, spec, read, row, extents):
     if value is None or value not in probe.inputs:
         return None
     shape = value.type.shape
-    e = _affine(("sum", tuple((s, x) for s, x, n in zip(row_major_strides(shape), idx, shape)
-                              if n != 1), 0), extents)
+    e = _affine(Sum(tuple((s, x) for s, x, n in zip(row_major_strides(shape), idx, shape)
+                          if n != 1), 0), extents)
     if e is None:
         return None
     # a dim of extent 1 is always read at 0, whatever its coefficient
-    coeffs, offset = tuple(0 if n == 1 else c for c, n in zip(e[1], extents)), e[2]
+    coeffs, offset = tuple(0 if n == 1 else c for c, n in zip(e.coeffs, extents)), e.offset
     strides = coeffs[:spec.i] + (coeffs[row], offset)
     other = spec.j if row == spec.i else spec.i
     if coeffs[spec.x] != 1 or coeffs[other] or any(s % CHUNK for s in strides):
@@ -449,13 +476,12 @@ def _strided(layout, item, spec, read, row, extents):
 # ---- the flash kernel -------------------------------------------------------------------------
 
 def _lower_flash(context, block, outline, item, layout, spec, plan):
-    from accy.lowering.kernelize import Schedule  # kernelize imports this module
     kb, pointers = start_kernel(context, block, outline, item)
     kb.kernel.set_attribute("max_threads", plan.threads)    # ptxas may give a thread 255
     kernel = _FlashKernel(kb, pointers, item, layout, spec, plan)
     kernel.write()
-    return kb.finish(), Schedule(Launch(plan.grid, (plan.threads, 1, 1), kernel.dynamic_bytes),
-                                 "flash")
+    return lowered(outline, kb.finish(), Schedule(
+        Launch(plan.grid, (plan.threads, 1, 1), kernel.dynamic_bytes), "flash"))
 
 
 @dataclass(frozen=True)
@@ -482,10 +508,10 @@ class _FlashKernel:
         self.stage = self.v_area + self.bn * self.v_pitch
         # the Q tile is staged in stage 1 before the first K/V tile goes there
         assert plan.bm * self.q_pitch <= self.stage
-        # two stages: static shared memory up to its 48 KB, else dynamic (68 KiB at head dim
-        # 128, within every arch's opt-in limit; the launch asks for it)
+        # two stages: static shared memory up to the target's static limit, else dynamic (68
+        # KiB at head dim 128, within every arch's opt-in limit; the launch asks for it)
         nbytes = 2 * 2 * self.stage
-        self.dynamic_bytes = nbytes if nbytes > STATIC_SHARED else 0
+        self.dynamic_bytes = nbytes if nbytes > plan.static_shared else 0
         self.smem = kb.shared(plan.ab, 2 * self.stage, dynamic=bool(self.dynamic_bytes))
 
     def c(self, v):
@@ -810,4 +836,4 @@ def _lower_serial(context, block, outline, item, layout, spec):
 
     rows = math.prod(spec.batch) * spec.sq
     kb.for_(kb.global_index(), kb.constant(rows, "i64"), kb.grid_size(), [], row_body)
-    return kb.finish(), rows
+    return lowered(outline, kb.finish(), serial_schedule(rows))

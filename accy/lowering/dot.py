@@ -39,8 +39,8 @@ The grid is (tiles, 1, batch): ctaid.x runs over the tiles in groups of `GROUP` 
 by column within a group, so the blocks resident at once share operand panels in L2. The stages
 live in the kernel's dynamic shared memory (`kl.shared {dynamic}`, the launch's `shared_bytes`:
 64 and 72 KiB, past the 48 KB static arrays may hold, within every arch's opt-in limit,
-`accy.passes.outline.MAX_SHARED`). K advances `Tiles.bk` elements per stage (`BK` = 32 by
-default, 64 in a generated schedule that asks for it): each thread copies
+`ArchFacts.max_shared_per_block` in accy/passes/target.py). K advances `Tiles.bk` elements per stage
+(`BK` = 32 by default, 64 in a generated schedule that asks for it): each thread copies
 16-byte chunks of both operand tiles global -> shared with `kl.cp_async` (zero-filled past M, N
 and K, so edge tiles need no other guard, and stages past K are copied too, as zeros, so every
 stage is written before it is read); a thread's chunks are one chunk column of rows a multiple
@@ -62,7 +62,8 @@ needs (128 accumulators, 32 fragment registers) without spilling.
 
 **Split-K** (schedule "mma split-k"): when the tiles of every batch entry together are fewer
 than the GPU's SMs and K holds at least two slices of `MIN_SLICE`, `_slice_depth` cuts K into
-slices of a whole number of stages, as many as bring the blocks to SMS (at most K / MIN_SLICE);
+slices of a whole number of stages, as many as bring the blocks to the target's SM count (at most K
+/ MIN_SLICE);
 the grid's y runs over the slices. A block runs the same pipeline over its slice (copies are
 zero-filled past the slice's end as past K), stores its f32 accumulators as a partial tile in the
 workspace, and thread 0 takes a ticket from the tile's i32 counter there (an atomic add between
@@ -91,9 +92,12 @@ import math
 from dataclasses import dataclass, replace
 
 from accy._core.types import numpy_dtype
-from accy.lowering.elementwise import Lowering, identity_index, start_kernel
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, MAX_SHARED, SMS, Launch
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, Schedule,
+                                  blocks, capped_grid, lowered, serial_schedule)
+from accy.lowering.mma import CHUNK, PAD, swizzle_value
+from accy.lowering.values import Affine, Lowering, identity_index, start_kernel
+from accy.passes.schedule import DOT_TILE
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
 from accy.tensor.dialect import accumulation_type
@@ -104,10 +108,6 @@ TF32_TIERS = ("fast",)  # math tiers whose f32 dots may round their operands to 
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4}  # bytes of a staged operand element
 MMA_RESULTS = ("f16", "bf16", "f32")
 BK = 32             # K elements per pipeline stage
-CHUNK = 8           # 16-bit elements in one 16-byte cp.async
-PAD = 8             # f32 past each staged result row (and, in attention's tiles, 16-bit
-                    # elements past each staged operand row)
-STATIC_SHARED = 48 * 1024   # bytes of static shared memory a kernel may declare
 GROUP = 8           # row tiles of one raster group (blocks launched together share rows)
 MIN_SLICE = 4 * BK  # fewest K elements of one split-K slice (enough stages to fill the pipeline)
 STAGE_BUDGET = 96 * 1024    # bytes of staged operands: within sm_86/sm_89's 99 KB opt-in limit
@@ -173,10 +173,29 @@ class MmaPlan:
         return self.grid[1]
 
 
+def plan_dot(item, target):
+    """The outline's scalars (`m`, `n`, `k`, `batch`) and launch domain of dot_general
+    `item`: DOT_TILE x DOT_TILE output tiles of 256 threads, two shared-memory stages of
+    DOT_TILE x 32 operand tiles; grid (column tiles, row tiles, batch)."""
+    hero = item.hero
+    a = hero.attributes
+    lhs, rhs = hero.operand_types
+    batch = math.prod(lhs.shape[d] for d in a["lhs_batching_dimensions"])
+    k = math.prod(lhs.shape[d] for d in a["lhs_contracting_dimensions"])
+    m = math.prod(n for d, n in enumerate(lhs.shape) if d not in a["lhs_batching_dimensions"]
+                  and d not in a["lhs_contracting_dimensions"])
+    n = math.prod(s for d, s in enumerate(rhs.shape) if d not in a["rhs_batching_dimensions"]
+                  and d not in a["rhs_contracting_dimensions"])
+    itemsize = numpy_dtype(lhs.dtype).itemsize
+    shared = 2 * 2 * DOT_TILE * 32 * itemsize
+    return KernelPlan((("m", m), ("n", n), ("k", k), ("batch", batch)), Launch(
+        capped_grid(blocks(n, DOT_TILE), blocks(m, DOT_TILE), batch), (256, 1, 1), shared))
+
+
 def lower_dot(context, block, outline, item, layout, target):
     """Write the kernel of dot_general `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar. Returns (kernel, Schedule) on the
-    tensor-core path, (kernel, threads) on the FMA path."""
+    outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the
+    tensor-core path, else the FMA path's serial schedule)."""
     plan = mma_plan(item, target)
     if plan is not None:
         return _lower_mma(context, block, outline, item, layout, plan)
@@ -210,12 +229,13 @@ def mma_plan(item, target):
     k = lhs.type.shape[lc[0]]
     generated = target.dot_schedule(left.free, right.free, k, dtype)
     if generated is None:
-        tiles = _fit(_tiles(left.free, right.free, math.prod(batch)), ITEMSIZE[dtype])
+        tiles = _fit(_tiles(left.free, right.free, math.prod(batch), target.facts.sms),
+                     ITEMSIZE[dtype])
     else:
-        tiles = _generated_tiles(generated, target.arch)
+        tiles = _generated_tiles(generated, target)
     count = -(-right.free // tiles.bn) * -(-left.free // tiles.bm)
     if generated is None:
-        depth = _slice_depth(count * math.prod(batch), k)
+        depth = _slice_depth(count * math.prod(batch), k, target.facts.sms)
     else:
         depth = _generated_depth(generated)
     grid = (count, -(-k // depth), math.prod(batch))
@@ -247,29 +267,30 @@ def _operand(value, batch, contract):
                    tuple(strides[d] for d in batch), inner == c)
 
 
-def _tiles(m, n, batch):
-    """The largest tiles whose blocks alone fill the GPU's SMs (fewer blocks, each reusing
-    its staged operands more), else SMALL (more blocks, less waste at the edges)."""
+def _tiles(m, n, batch, sms):
+    """The largest tiles whose blocks alone fill the GPU's `sms` SMs (fewer blocks, each
+    reusing its staged operands more), else SMALL (more blocks, less waste at the edges)."""
     for tiles in (LARGE, MEDIUM):
-        if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= SMS:
+        if -(-m // tiles.bm) * -(-n // tiles.bn) * batch >= sms:
             return tiles
     return SMALL
 
 
-def _generated_tiles(schedule, arch):
-    """The Tiles a generated dot schedule names; its stages must fit the arch's shared memory
-    (the results staged in the epilogue take no more than the stages)."""
+def _generated_tiles(schedule, target):
+    """The Tiles a generated dot schedule names; its stages must fit the shared memory of
+    `target`'s arch (the results staged in the epilogue take no more than the stages)."""
+    arch, limit = target.arch, target.facts.max_shared_per_block
     tiles = next(t for t in (SMALL, MEDIUM, LARGE)
                  if (t.bm, t.bn) == (schedule.tile_m, schedule.tile_n))
     tiles = replace(tiles, stages=schedule.stages, bk=schedule.tile_k)
     need = max((tiles.bm + tiles.bn) * tiles.bk * ITEMSIZE[schedule.dtype] * tiles.stages,
                _band_bytes(tiles, tiles.warps_m))     # at most what `_MmaKernel` takes
-    if need > MAX_SHARED[arch]:
+    if need > limit:
         raise TargetError(
             f"accy.target.dot_schedules entry for {schedule.m} x {schedule.n} x {schedule.k} "
             f"{schedule.dtype}: {tiles.stages} stages of {tiles.bm} x {tiles.bn} x {tiles.bk} "
             f"tiles need {need // 1024} KiB of shared memory; {arch} allows "
-            f"{MAX_SHARED[arch] // 1024} KiB")
+            f"{limit // 1024} KiB")
     return tiles
 
 
@@ -295,36 +316,15 @@ def _fit(tiles, itemsize):
     return replace(tiles, stages=min(tiles.stages, STAGE_BUDGET // stage))
 
 
-def _slice_depth(blocks, k):
+def _slice_depth(blocks, k, sms):
     """K elements per split-K slice for `blocks` tiles (all batch entries) over K `k`: all of K
     (one slice) when the tiles alone fill the GPU's SMs; else as many slices as bring the
     blocks to between SMS and 2 SMS, but none shallower than MIN_SLICE, each a whole number of
     stages (the last one may be shorter)."""
-    splits = min(-(-SMS // blocks), k // MIN_SLICE)
-    if blocks >= SMS or splits < 2:
+    splits = min(-(-sms // blocks), k // MIN_SLICE)
+    if blocks >= sms or splits < 2:
         return k
     return -(-k // (splits * BK)) * BK
-
-
-def ldmatrix_lane(kb, lane, first, pitch, k_major, is_a):
-    """(For tiles staged with padded rows, as attention's are.) This lane's element offset, in a tile staged at `pitch`, for ldmatrix x4 of the 16
-    (free) x 16 (K) block whose free index starts at `first` (an i64 value) and K at 0: lanes
-    8i..8i+7 point at matrix i, which is (free 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15,
-    8-15) for an A operand (its four registers) and (0-7, 0-7), (0-7, 8-15), (8-15, 0-7),
-    (8-15, 8-15) for a B operand (two 8-column fragments). `k_major`: K is the staged rows'
-    contiguous dim (else the free dim is, read with `.trans`)."""
-    def c(v):
-        return kb.constant(v, "i64")
-    i, r = kb.op("div", lane, c(8)), kb.op("rem", lane, c(8))
-    low, high = kb.op("rem", i, c(2)), kb.op("div", i, c(2))
-    fb, kblock = (low, high) if is_a else (high, low)
-    if k_major:
-        row = kb.op("add", kb.op("add", first, r), kb.op("mul", fb, c(8)))
-        col = kb.op("mul", kblock, c(8))
-    else:
-        row = kb.op("add", r, kb.op("mul", kblock, c(8)))
-        col = kb.op("add", first, kb.op("mul", fb, c(8)))
-    return kb.op("add", kb.op("mul", row, c(pitch)), col)
 
 
 # ---- the tensor-core path ---------------------------------------------------------------------
@@ -347,17 +347,6 @@ class _Staging:
     def chunks(self):
         """16-byte chunks per row."""
         return self.cols // self.chunk
-
-
-def swizzle_value(kb, row, chunks):
-    """What staged chunk column `c` of `row` (an i64 value; in a tile of `chunks` chunks per
-    row) is XORed with: the 16-byte chunk c of row r lies at chunk c ^ swizzle(r). Every 8
-    consecutive rows at one chunk column (what one ldmatrix phase reads) and every 8
-    consecutive chunks (what a quarter of a warp's cp.async writes) then fall in the 8
-    distinct 16-byte slots of a 128-byte bank line: rows of 8 chunks or more XOR by row % 8;
-    rows of 4 chunks (64 bytes, two per line) by (row / 2) % 4."""
-    return kb.op("rem", kb.op("div", row, kb.constant(max(1, 8 // chunks), "i64")),
-                 kb.constant(min(chunks, 8), "i64"))
 
 
 def _itemsize(value):
@@ -399,7 +388,6 @@ class _Tile:
 
 
 def _lower_mma(context, block, outline, item, layout, plan):
-    from accy.lowering.kernelize import Schedule  # kernelize imports this module
     if plan.splits == 1:
         kb, pointers = start_kernel(context, block, outline, item)
     else:   # start_kernel's parameters, then the workspace
@@ -414,8 +402,9 @@ def _lower_mma(context, block, outline, item, layout, plan):
     launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), kernel.nbytes)
     name = "mma tf32" if tf32 else "mma"
     if plan.splits == 1:
-        return kb.finish(), Schedule(launch, name)
-    return kb.finish(), Schedule(launch, f"{name} split-k", kernel.workspace_bytes)
+        return lowered(outline, kb.finish(), Schedule(launch, name))
+    return lowered(outline, kb.finish(),
+                   Schedule(launch, f"{name} split-k", kernel.workspace_bytes))
 
 
 class _MmaKernel:
@@ -438,7 +427,7 @@ class _MmaKernel:
         self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
                             _band_bytes(t, p) <= pipeline), t.warps_m)
         # dynamic memory: more than the 48 KB of static arrays, within the arch's opt-in limit
-        # (accy.passes.outline.MAX_SHARED: the default stages stay within every arch's 99 KB;
+        # (ArchFacts.max_shared_per_block: the default stages stay within every arch's 99 KB;
         # `_generated_tiles` checks a generated schedule's against its target's arch)
         self.nbytes = max(pipeline, _band_bytes(t, self.passes))
         self.smem = kb.shared(self.element, self.nbytes // itemsize, dynamic=True)
@@ -867,7 +856,7 @@ def _lower_fma(context, block, outline, item, layout, target):
     rfree = [d for d in range(len(rhs_shape)) if d not in rb and d not in rc]
     rank = len(out_shape)
     extended = rank + len(lc)               # root dims: the result's, then the contracted ones
-    unit = [("affine", tuple(int(j == i) for j in range(extended)), 0) for i in range(extended)]
+    unit = [Affine(tuple(int(j == i) for j in range(extended)), 0) for i in range(extended)]
 
     def operand_index(shape, batch, free, contract, free_at):
         out = []
@@ -919,7 +908,7 @@ def _lower_fma(context, block, outline, item, layout, target):
 
     kb.for_(kb.global_index(), kb.constant(math.prod(out_shape), "i64"), kb.grid_size(), [],
             element)
-    return kb.finish(), math.prod(out_shape)
+    return lowered(outline, kb.finish(), serial_schedule(math.prod(out_shape)))
 
 
 def _rounded(kb, dot, total):

@@ -10,14 +10,14 @@ item runs on the host through the reference interpreter; `fallbacks` says which 
 under any other tier it is an error. An iterate item is lowered block by block: the kernels of
 its cond and body blocks (`scope` = (item id, "cond" | "body"), after the enclosing block's
 scope for a loop inside a loop), which the executable launches once per trip of a host loop.
-Each kind's lowering picks a schedule (`Schedule`; the serial baseline when its parallel ones
-do not apply): elementwise and shape items (`elementwise.py`: vector, tiled transpose),
-reduction and row_pipeline items (`rows.py`: a warp or a block per row, column, split rows),
-scan items (`scan.py`: warp, block, look-back, column), dot_general items (`dot.py`: tensor
-cores, else the FMA path), flash_attention items, composite or decomposed (`attention.py`: the
-flash kernel on tensor cores, else a thread per query row); a kernel_call passes its user PTX
-through with its declared launch (checked by ptxas when installed); every other kind falls
-back.
+Each kind's lowering picks a schedule (`accy.lowering.launch.Schedule`; the serial baseline
+when its parallel ones do not apply) and returns its `LoweredKernel`: elementwise and shape
+items (`elementwise.py`: vector, tiled transpose), reduction and row_pipeline items (`rows.py`:
+a warp or a block per row, column, split rows), scan items (`scan.py`: warp, block, look-back,
+column), dot_general items (`dot.py`: tensor cores, else the FMA path), flash_attention items,
+composite or decomposed (`attention.py`: the flash kernel on tensor cores, else a thread per
+query row); a kernel_call passes its user PTX through with its declared launch (checked by
+ptxas when installed); every other kind falls back.
 
     analysis = kernelization(pass_context, func)
     analysis.kernels       # LoweredKernel: name, kind, work item, kl kernel, outline, launch
@@ -27,19 +27,20 @@ The kl module is verified only under `ACCY_VERIFY_KERNELS=1` (the tests set it; 
 docs/compile.md, "The kernel language").
 """
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accy._core.context import Context, Module
 from accy.errors import AccyError, UnsupportedError
 from accy.lowering.attention import lower_attention
 from accy.lowering.dot import lower_dot
 from accy.lowering.elementwise import lower_elementwise
+from accy.lowering.launch import LoweredKernel
 from accy.lowering.ptxas import PtxasError, assemble, find_ptxas
 from accy.lowering.rows import lower_rows
 from accy.lowering.scan import lower_scan
 from accy.passes.bufferize import buffer_plan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
-from accy.passes.outline import Launch, outline_plan
+from accy.passes.outline import outline_plan
 from accy.passes.schedule import schedule_plan
 from accy.passes.shape_layout import shape_layout
 from accy.passes.target import TargetProfile, target_profile
@@ -47,42 +48,6 @@ from accy.passes.target import TargetProfile, target_profile
 
 class KernelizationError(AccyError):
     """A kernel could not be lowered under a math tier that allows no host fallback."""
-
-
-@dataclass(frozen=True)
-class LoweredKernel:
-    name: str
-    kind: str
-    work_item: int
-    kernel: object          # the kl.kernel op, in the analysis's Context
-    outline: object         # its KernelOutline (params, scalars, the planned domain)
-    launch: object          # the Launch this kernel runs with
-    ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
-    scope: tuple = None     # None, or (iterate item id, "cond" | "body", ...): a loop's kernel
-    schedule: str = "serial"    # the lowering's schedule, for the report
-    workspace: int = 0      # bytes of scratch, zeroed before each launch, passed last
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """What a lowering that picks its own launch returns beside its kernel (a serial baseline
-    returns the number of threads it wants instead): the launch, the schedule's name, and the
-    bytes of scratch the kernel takes as one extra pointer parameter after its scalars (the
-    runtime zeroes it before each launch: counters start at 0; partials are written before
-    they are read)."""
-    launch: Launch
-    name: str
-    workspace: int = 0
-
-
-THREADS = 256
-MAX_BLOCKS = 4096           # the kernels stride over what a grid this size does not cover
-
-
-def baseline_launch(threads):
-    """The launch of a serial-schedule kernel wanting `threads` threads: blocks of THREADS,
-    at most MAX_BLOCKS (each kernel is a grid-stride loop), no shared memory."""
-    return Launch((max(1, min(MAX_BLOCKS, -(-threads // THREADS))), 1, 1), (THREADS, 1, 1), 0)
 
 
 @dataclass(frozen=True)
@@ -164,7 +129,7 @@ def _lower_block(context, module, schedule, outlines, layout, target, scope, ker
         try:
             if lower is None:
                 raise UnsupportedError(f"no {outline.kind} lowering yet")
-            kernel, threads = lower(context, module.body, outline, item, layout, target)
+            lowered = lower(context, module.body, outline, item, layout, target)
         except UnsupportedError as e:
             for op in list(module.body)[built:]:    # the kernel it had begun
                 op.erase(force=True)
@@ -174,13 +139,7 @@ def _lower_block(context, module, schedule, outlines, layout, target, scope, ker
                     f"'{target.math_tier}' math tier: {e}") from e
             fallbacks.append(HostFallback(item.id, outline.kind, str(e), scope))
             continue
-        if isinstance(threads, Schedule):
-            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
-                                         threads.launch, scope=scope, schedule=threads.name,
-                                         workspace=threads.workspace))
-        else:
-            kernels.append(LoweredKernel(outline.name, outline.kind, item.id, kernel, outline,
-                                         baseline_launch(threads), scope=scope))
+        kernels.append(replace(lowered, scope=scope))
 
 
 def _kernel_call(outline, item, target, scope):

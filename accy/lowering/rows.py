@@ -16,11 +16,11 @@ Schedules (`Schedule.name` in the report says which one ran):
   (`accy.lowering.collective`); every thread of the row ends with the result, so a row
   pipeline's later passes and outputs use it at once. What follows the comma says where a row
   pipeline's row is between passes: `registers` when T x elements_per_thread covers the row
-  (each thread's elements unrolled, their values kept from pass to pass), `shared` when the
-  row does not fit in registers but what later passes read of it fits the static shared
-  memory for the block's rows (SHARED_LIMIT; each pass keeps there what later passes read,
-  `_staging`: softmax's x, then exp(x - max)), else `streamed` (every pass reads and
-  recomputes from global memory).
+  (each thread's elements unrolled, their values kept from pass to pass), `shared` when the row
+  does not fit in registers but what later passes read of it fits the static shared memory for
+  the block's rows (the target's `static_shared`; each pass keeps there what later passes read,
+  `_staging`: softmax's x, then exp(x - max)), else `streamed` (every pass reads and recomputes
+  from global memory).
 - `column`: reduced dims not trailing (a reduction item): blocks of 32 x 8 threads, the 32
   threads of a warp on 32 consecutive rows (consecutive addresses when the kept dims are the
   inner ones), the 8 warps each folding a slice of the reduced positions; the 8 partials of a
@@ -45,11 +45,11 @@ is the reference's fold from init by associativity. The fold order is fixed by t
 so results do not vary from run to run; floats differ from the reference's sequential fold by
 rounding, integers are exact.
 
-Grids are capped at `kernelize.MAX_BLOCKS` blocks; every block strides over the tiles of rows
-its grid does not cover, all of its threads the same number of times (shuffles and barriers
-need the whole warp and block); a thread whose tile runs past the last row computes the last
-row again and stores nothing. Every kernel declares its block size (`max_threads`), so ptxas
-keeps a 1024-thread block's registers within the block's share.
+Grids are capped at `MAX_BLOCKS` blocks (accy/lowering/launch.py); every block strides over the
+tiles of rows its grid does not cover, all of its threads the same number of times (shuffles
+and barriers need the whole warp and block); a thread whose tile runs past the last row
+computes the last row again and stores nothing. Every kernel declares its block size
+(`max_threads`), so ptxas keeps a 1024-thread block's registers within the block's share.
 """
 import contextlib
 import copy
@@ -62,27 +62,90 @@ from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
                                       storage_dtype, store_value, store_where, warp_allreduce)
-from accy.lowering.elementwise import Lowering, identity_index, position_expression
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
-from accy.passes.outline import THREADS, Launch
+from accy.lowering.launch import (MAX_BLOCKS, THREADS, KernelPlan, Launch, Schedule, blocks,
+                                  capped_grid, lowered, serial_schedule)
+from accy.lowering.values import (Affine, FloorDiv, Leaf, Lowering, Mod, Sum, identity_index,
+                                  position_expression)
 from accy.passes.schedule import trailing
 from accy.passes.shape_layout import row_major_strides
-from accy.passes.target import TargetProfile
 from accy.tensor.build import reduce_kind
 
-SHARED_LIMIT = 48 * 1024    # bytes of static shared memory a block may have (kl.shared)
 MAX_SLOTS = 16              # most elements a thread holds in registers, unrolled
 SPLIT_THREADS = 1024        # threads of a split row's block (the outline's launch)
+SPLIT_ROW = 32 * 1024       # elements one block of a split row reduction covers
 COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced positions
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """The schedule `plan_rows` picks for a row item, which `lower_rows` follows: `kind` is
+    serial, column, split row (over `splits` blocks a row) or packed (`threads` a row, the row
+    kept in `storage`: registers, shared or streamed; see the module doc)."""
+    kind: str
+    threads: int = 0
+    storage: str = None
+    splits: int = 0
+
+
+def plan_rows(item, target):
+    """The KernelPlan of `item`: scalars `rows`, `row_length` and, for a reduction of fewer
+    rows than 2 x the target's SMs, rows longer than SPLIT_ROW, `splits`, the blocks each row
+    is split over; the launch domain, whose shared memory holds the warps' partials, and a row
+    pipeline's row when it does not fit in registers but fits the target's shared memory per
+    block; and the RowPlan (None when the item is no set of rows the lowering takes: it says
+    why)."""
+    scalars, launch = _domain(item, target)
+    return KernelPlan(tuple(scalars), launch,
+                      _schedule_of(item, dict(scalars).get("splits"), target))
+
+
+def _schedule_of(item, splits, target):
+    try:
+        shape = RowShape.of(item)
+    except UnsupportedError:
+        return None
+    return _choose(shape, splits, target)
+
+
+def _domain(item, target):
+    hero = item.hero
+    full = hero.operand_types[0].shape
+    dims = tuple(sorted(hero.attributes["dimensions"]))
+    dtype = hero.operand_types[0].dtype
+    row = math.prod(full[d] for d in dims)
+    rows = math.prod(full) // max(row, 1) if row else 0
+    scalars = [("rows", rows), ("row_length", row)]
+    if not trailing((full, dims)):              # a column reduction
+        return scalars, Launch(capped_grid(blocks(rows, COLUMNS)), (COLUMNS, SLICES, 1),
+                               COLUMNS * SLICES * 4 * 2)
+    s = target.row_schedule(row, dtype)
+    if item.kind == "reduction" and rows < 2 * target.facts.sms and row > SPLIT_ROW:
+        splits = min(1024, blocks(row, SPLIT_ROW))
+        return scalars + [("splits", splits)], Launch(capped_grid(splits, max(rows, 1)),
+                                                       (SPLIT_THREADS, 1, 1), 32 * 8)
+    staged = 0
+    if item.kind == "row_pipeline" and s.threads_per_row * s.elements_per_thread < row:
+        staged = row * numpy_dtype(dtype).itemsize
+        per_block = max(1, THREADS // s.threads_per_row) if s.threads_per_row <= 32 else 1
+        if staged * per_block > target.facts.max_shared_per_block:
+            staged = 0                          # too long: each pass reads the row again
+    if s.threads_per_row <= 32:
+        per_block = THREADS // s.threads_per_row
+        return scalars, Launch(capped_grid(blocks(rows, per_block)), (THREADS, 1, 1),
+                               staged * per_block)
+    warps = -(-s.threads_per_row // 32)
+    return scalars, Launch(capped_grid(max(rows, 1)), (s.threads_per_row, 1, 1),
+                           warps * 8 + staged)
 
 
 def lower_rows(context, block, outline, item, layout, target=None):
     """Write the kernel of `item` (kind reduction or row_pipeline) into `block`; the kernel
     takes the item's inputs and outputs (pointers), then one i64 per outline scalar (then the
-    workspace pointer, for a split row). Returns (kernel, Schedule), or (kernel, threads) for
-    the serial schedule."""
+    workspace pointer, for a split row), under the schedule its outline's plan picked.
+    Returns its LoweredKernel."""
     shape = RowShape.of(item)
-    schedule = _choose(shape, outline, target or TargetProfile())
+    schedule = _follow(shape, outline.schedule)
     if schedule is None:
         return _lower_serial(context, block, outline, shape, layout)
     return schedule.lower(context, block, outline, shape, layout)
@@ -260,27 +323,38 @@ def _waves(graph, reduces):
                  for d in range(max(depth.values()) + 1))
 
 
-def _choose(shape, outline, target):
-    """The parallel schedule for `shape`, or None for the serial one."""
+def _choose(shape, splits, target):
+    """The RowPlan for `shape` (`splits`: the domain's blocks per split row, or None)."""
     if shape.rows == 0 or shape.length == 0:
-        return None
+        return RowPlan("serial")
     if not trailing((shape.full, shape.dims)):
-        return _Column(shape)
-    splits = {s.name: s.value for s in outline.scalars}.get("splits")
+        return RowPlan("column")
     if splits is not None:
-        return _SplitRow(shape, splits) if len(shape.waves) == 1 and not shape.late else None
+        split = len(shape.waves) == 1 and not shape.late
+        return RowPlan("split row", splits=splits) if split else RowPlan("serial")
     row = target.row_schedule(shape.length, shape.item.hero.operand_types[0].dtype)
     threads = row.threads_per_row
     slots = -(-shape.length // threads)
     if slots <= min(row.elements_per_thread, MAX_SLOTS):
-        return _PackedRows(shape, threads, "registers")
+        return RowPlan("packed", threads, "registers")
     rows_per_block = THREADS // threads if threads <= 32 else 1
     stage_bytes = sum(_aligned(rows_per_block * shape.length * numpy_dtype(d).itemsize)
                       for d in _stage_slots(shape.staged)[0])
     if shape.item.kind == "row_pipeline" and shape.staged and \
-            stage_bytes + _collective_bytes(shape, threads) <= SHARED_LIMIT:
-        return _PackedRows(shape, threads, "shared")
-    return _PackedRows(shape, threads, "streamed")
+            stage_bytes + _collective_bytes(shape, threads) <= target.facts.static_shared:
+        return RowPlan("packed", threads, "shared")
+    return RowPlan("packed", threads, "streamed")
+
+
+def _follow(shape, plan):
+    """The schedule that writes `plan` for `shape`, or None for the serial one."""
+    if plan.kind == "column":
+        return _Column(shape)
+    if plan.kind == "split row":
+        return _SplitRow(shape, plan.splits)
+    if plan.kind == "packed":
+        return _PackedRows(shape, plan.threads, plan.storage)
+    return None
 
 
 def _collective_bytes(shape, threads):
@@ -290,11 +364,6 @@ def _collective_bytes(shape, threads):
     warps = threads // 32
     return sum(_aligned(warps * numpy_dtype(storage_dtype(t.dtype)).itemsize)
                for wave in shape.waves for red in wave for t in red.result_types)
-
-
-def _kernelize():
-    from accy.lowering import kernelize     # (kernelize imports this module)
-    return kernelize
 
 
 # ---- values of a row and of its elements ----------------------------------------------------
@@ -360,7 +429,7 @@ class _RowLowering(Lowering):
         linear = tuple((0 if d in shape.dims else s) for d, s in
                        enumerate(_row_strides(shape.full, shape.keep)))
         values = [(self.value(v, _row_index(v.type.shape, shape.keep, shape.full,
-                                            ("affine", linear, 0)), False), kernel.pointers[v])
+                                            Affine(linear, 0)), False), kernel.pointers[v])
                   for v in shape.row_outputs]
         where = guard() if self.ok is None else self.kb.op("and", guard(), self.ok)
         store_where(self.kb, where, [(x, p, self.index) for x, p in values])
@@ -432,21 +501,20 @@ def _varies(idx, dims):
 
 
 def _expr_varies(e, dims):
-    kind = e[0]
-    if kind == "affine":
-        coeffs = e[1]
+    if isinstance(e, Affine):
+        coeffs = e.coeffs
         for d in dims:
             if coeffs[d]:
                 return True
         return False
-    if kind == "leaf":                      # a loaded (gathered) index: taken to vary
+    if isinstance(e, Leaf):                 # a loaded (gathered) index: taken to vary
         return True
-    if kind == "sum":
-        for _, x in e[1]:
+    if isinstance(e, Sum):
+        for _, x in e.terms:
             if _expr_varies(x, dims):
                 return True
         return False
-    return _expr_varies(e[1], dims)
+    return _expr_varies(e.expr, dims)       # FloorDiv, Mod
 
 
 def _combiner(lowering, reduces):
@@ -621,15 +689,16 @@ class _Kernel:
         params += [scalar("i64")] * len(outline.scalars)
         params += [ptr_type("i32")] if workspace else []
         self.kb = KernelBuilder(context, block, outline.name, params)
+        self.outline = outline
         self.pointers = dict(zip(list(item.inputs) + list(item.outputs), self.kb.params))
         self.workspace = self.kb.params[-1] if workspace else None
         self.shape, self.layout = shape, layout
         self.memo = {}      # the `Lowering.memo` its rows and their elements share
 
     def finish(self, launch, name, workspace=0):
-        """The kernel, declared for blocks of `launch`'s size, and its Schedule."""
+        """The LoweredKernel, declared for blocks of `launch`'s size."""
         self.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
-        return self.kb.finish(), _kernelize().Schedule(launch, name, workspace)
+        return lowered(self.outline, self.kb.finish(), Schedule(launch, name, workspace))
 
     def tid(self, axis="x"):
         return self.kb.special(f"tid.{axis}")
@@ -701,7 +770,7 @@ class _PackedRows:
         count = -(-shape.rows // self.per_block)
         kernel.tiles(count, self.per_block, group, body)
         block_threads = threads * self.per_block
-        launch = Launch((min(count, _kernelize().MAX_BLOCKS), 1, 1), (block_threads, 1, 1))
+        launch = Launch((min(count, MAX_BLOCKS), 1, 1), (block_threads, 1, 1))
         return kernel.finish(launch, self.name)
 
 
@@ -729,7 +798,7 @@ class _Column:
 
         count = -(-shape.rows // COLUMNS)
         kernel.tiles(count, COLUMNS, x, body)
-        launch = Launch((min(count, _kernelize().MAX_BLOCKS), 1, 1), (COLUMNS, SLICES, 1))
+        launch = Launch((min(count, MAX_BLOCKS), 1, 1), (COLUMNS, SLICES, 1))
         return kernel.finish(launch, self.name)
 
 
@@ -866,13 +935,13 @@ def _lower_serial(context, block, outline, shape, layout):
             _fold(kb, lowering, red, full)
         lowering.root = root
         for v in shape.row_outputs:
-            idx = _row_index(v.type.shape, keep, full, ("affine", row_linear, 0))
+            idx = _row_index(v.type.shape, keep, full, Affine(row_linear, 0))
             kb.store(lowering.value(v, idx, False), kernel.pointers[v], r)
         full_outputs = shape.early + shape.late
         if full_outputs:
             def element(kb, c):
                 with _along(lowering, dims, full, c):
-                    linear = lowering.materialize(("affine", row_major_strides(full), 0))
+                    linear = lowering.materialize(Affine(row_major_strides(full), 0))
                     for v in full_outputs:
                         kb.store(lowering.value(v, identity_index(rank), False),
                                  kernel.pointers[v], linear)
@@ -880,7 +949,7 @@ def _lower_serial(context, block, outline, shape, layout):
                     kb.constant(1, "i64"), [], element)
 
     kb.for_(kb.global_index(), kb.constant(shape.rows, "i64"), kb.grid_size(), [], row_body)
-    return kb.finish(), shape.rows
+    return lowered(outline, kb.finish(), serial_schedule(shape.rows))
 
 
 def _fold(kb, lowering, red, full):
@@ -949,8 +1018,8 @@ def _row_index(shape, keep, full, row_linear):
     kept = [d for d in keep if full[d] != 1]
     if [n for n in shape if n != 1] == [full[d] for d in kept]:
         dims = iter(kept)
-        return tuple(("affine", (0,) * rank, 0) if n == 1 else
-                     ("affine", tuple(int(j == d) for j in range(rank)), 0)
+        return tuple(Affine((0,) * rank, 0) if n == 1 else
+                     Affine(tuple(int(j == d) for j in range(rank)), 0)
                      for n, d in ((n, next(dims) if n != 1 else None) for n in shape))
     return _reshaped(row_linear, shape, rank)
 
@@ -960,8 +1029,8 @@ def _reshaped(linear, shape, rank):
     out = []
     for stride, size in zip(row_major_strides(shape), shape):
         if size == 1:
-            out.append(("affine", (0,) * rank, 0))
+            out.append(Affine((0,) * rank, 0))
         else:
-            e = linear if stride == 1 else ("floordiv", linear, stride)
-            out.append(("mod", e, size))
+            e = linear if stride == 1 else FloorDiv(linear, stride)
+            out.append(Mod(e, size))
     return tuple(out)

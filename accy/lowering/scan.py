@@ -21,18 +21,18 @@ parallel kernels declare their block size, `max_threads`, so ptxas stays within 
 - block: a block of T threads per row, tiles of T x E: as warp, then the warp totals go through
   shared memory (`kl.barrier`), the first warp scans them with shuffles, and each thread adds
   its warp's prefix. Chosen for T > 32 when the row fits one tile or there are many rows.
-- lookback: a row longer than one tile (L > T x E) with few rows (< 2 x SMS, so a block per row
-  would leave the GPU idle): a block per tile, tiles of every row numbered in order. A block
-  takes its tile from an integer atomic counter in the zeroed workspace (not its block index),
-  so a tile only ever waits on tiles that running blocks hold: no deadlock whatever order the
-  GPU starts blocks in. It scans its tile as block does; its first thread publishes the tile's
-  aggregate (flag 1), walks back over the row's earlier tiles until one has published its
-  inclusive prefix (flag 2; a row's first tile publishes that at once), spinning on a flag still
-  0, then folds the aggregates after that tile onto its prefix in increasing order and
-  publishes its own inclusive prefix. Values are written before their flag with a `kl.fence`
-  between; flags are read with atomics and a fence follows, so the values are visible. The fold
-  is always init, A0, A1, ... left to right, whichever tile the walk stopped at, so results are
-  deterministic.
+- lookback: a row longer than one tile (L > T x E) with few rows (< 2 x the target's SMs, so a
+  block per row would leave the GPU idle): a block per tile, tiles of every row numbered in
+  order. A block takes its tile from an integer atomic counter in the zeroed workspace (not its
+  block index), so a tile only ever waits on tiles that running blocks hold: no deadlock
+  whatever order the GPU starts blocks in. It scans its tile as block does; its first thread
+  publishes the tile's aggregate (flag 1), walks back over the row's earlier tiles until one has
+  published its inclusive prefix (flag 2; a row's first tile publishes that at once), spinning
+  on a flag still 0, then folds the aggregates after that tile onto its prefix in increasing
+  order and publishes its own inclusive prefix. Values are written before their flag with a
+  `kl.fence` between; flags are read with atomics and a fence follows, so the values are
+  visible. The fold is always init, A0, A1, ... left to right, whichever tile the walk stopped
+  at, so results are deterministic.
 
 Inside a tile the combine order is fixed too (a tree per tile), so every schedule is
 deterministic; integer results and max/min are exact, float sums and products differ from the
@@ -63,10 +63,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy._core.types import numpy_dtype
-from accy.lowering.elementwise import Lowering, identity_index, position_expression
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
+from accy.lowering.launch import (MAX_BLOCKS, KernelPlan, Launch, Schedule, baseline_launch,
+                                  blocks, capped_grid, lowered)
 from accy.lowering.rows import lower_body
-from accy.passes.outline import SMS, Launch
+from accy.lowering.values import Affine, Lowering, identity_index, position_expression
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetProfile
 
@@ -75,7 +76,6 @@ MAX_PER_THREAD = 16         # elements a thread holds in registers
 MAX_TILE = 4096             # elements a block holds: a block of T threads has 65536 / T
                             # registers per thread, and each element takes at least one
 WARP_BLOCK = 256            # threads per block of the warp schedule: 8 rows
-LOOKBACK_ROWS = 2 * SMS     # at least this many rows fill the GPU with a block per row
 MAX_GRID = 2 ** 31 - 1
 # the scan bodies the parallel schedules reassociate: name -> kl op
 COMBINES = {"tensor.add": "add", "tensor.multiply": "mul", "tensor.maximum": "max",
@@ -147,21 +147,35 @@ def choose(s, target):
     if s.length <= per_thread:
         return "serial", threads, per_thread
     tiles = -(-s.length // (threads * per_thread))
-    if tiles > 1 and s.rows < LOOKBACK_ROWS and s.rows * tiles <= MAX_GRID:
+    # (2 x SMS rows or more fill the GPU with a block per row)
+    if tiles > 1 and s.rows < 2 * target.facts.sms and s.rows * tiles <= MAX_GRID:
         return "lookback", threads, per_thread
     return ("warp" if threads == WARP else "block"), threads, per_thread
 
 
+def plan_scan(item, target):
+    """The outline's scalars (`rows`, `length`) and launch domain of scan `item`: the target's
+    scan schedule's threads per block, one block per row and as many along a row as its
+    tiles."""
+    hero = item.hero
+    shape = hero.operand_types[0].shape
+    length = shape[hero.attributes["dimension"]] if shape else 1
+    rows = math.prod(shape) // max(length, 1)
+    s = target.scan_schedule(length, hero.operand_types[0].dtype)
+    per_row = blocks(length, s.threads * s.elements_per_thread)
+    return KernelPlan((("rows", rows), ("length", length)), Launch(
+        capped_grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8))
+
+
 def lower_scan(context, block, outline, item, layout, target=None):
     """Write the kernel of scan `item` into `block`; it takes the item's inputs and outputs
-    (pointers), then one i64 per outline scalar, then (lookback) the workspace. Returns the
-    kernel and its `Schedule`."""
-    from accy.lowering.kernelize import MAX_BLOCKS, Schedule, baseline_launch  # imports us
+    (pointers), then one i64 per outline scalar, then (lookback) the workspace. Returns its
+    LoweredKernel."""
     s = scan_shape(item)
     name, threads, per_thread = choose(s, target or TargetProfile())
     if name in ("serial", "column"):
         kernel = _lower_serial(context, block, outline, item, layout, s)
-        return kernel, Schedule(baseline_launch(s.rows), name)
+        return lowered(outline, kernel, Schedule(baseline_launch(s.rows), name))
     tiles = _Tiles.start(context, block, outline, item, layout, s, threads, per_thread,
                          workspace=name == "lookback")
     workspace = 0
@@ -178,7 +192,7 @@ def lower_scan(context, block, outline, item, layout, target=None):
         tiles.write_lookback(count)
     # ptxas keeps each thread's registers within what a block this large may hold
     tiles.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
-    return tiles.kb.finish(), Schedule(launch, name, workspace)
+    return lowered(outline, tiles.kb.finish(), Schedule(launch, name, workspace))
 
 
 # ---- serial and column -------------------------------------------------------------------------
@@ -200,7 +214,7 @@ def _lower_serial(context, block, outline, item, layout, s):
             x = lowering.value(scan.operands[0], at, False)
             (new,) = lower_body(lowering, scan.regions[0].entry, [acc, x])
             lowering.remember(scan.results[0], acc if s.exclusive else new)
-            linear = lowering.materialize(("affine", row_major_strides(shape), 0))
+            linear = lowering.materialize(Affine(row_major_strides(shape), 0))
             for v in item.outputs:
                 kb.store(lowering.value(v, at, False), pointers[v], linear)
             lowering.pop()
@@ -471,7 +485,7 @@ class _Tiles:
 
         def outputs(kb):
             lowering.remember(s.op.results[0], result)
-            linear = lowering.materialize(("affine", row_major_strides(s.shape), 0))
+            linear = lowering.materialize(Affine(row_major_strides(s.shape), 0))
             for v in self.item.outputs:
                 kb.store(lowering.value(v, identity_index(len(s.shape)), False),
                          self.pointers[v], linear)
@@ -495,7 +509,7 @@ class _Tiles:
                     continue
                 for x, slot in zip(xs, tile.slots):
                     kb.store(x, self.pointers[v], slot.lowering.materialize(
-                        ("affine", row_major_strides(s.shape), 0)))
+                        Affine(row_major_strides(s.shape), 0)))
         self.kb.if_(tile.slots[0].valid, outputs)
 
     # ---- kernels ------------------------------------------------------------------------------

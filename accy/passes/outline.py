@@ -1,10 +1,10 @@
 """`KernelOutlinePlan`: one outline per kernel of a function's schedule plan: its kind, work
 item, a stable kernel name, the signature (buffer params with dtype and shape, then scalar
-params) and the launch domain the lowering covers.
+params), the launch domain the lowering covers and the schedule the kind's plan picked.
 
     plan = outline_plan(pass_context, func)
     for k in plan.outlines:
-        k.name, k.kind, k.work_item, k.params, k.scalars, k.launch
+        k.name, k.kind, k.work_item, k.params, k.scalars, k.launch, k.schedule
 
 Names are `<function>$k<item>$<kind>` (blocks of an iterate: `<function>$k<item>$cond$k<j>$<kind>`
 and `...$body$...`), so one input gives the same names in any process. The function's part is
@@ -15,55 +15,35 @@ A kernel_call keeps the user's entry name and launch; a name met twice is an Out
 iterate item is no kernel: its outline has no launch and holds the outlines of its cond and
 body blocks (the host runs the loop).
 
-Launch domains (grid, block, shared bytes), from the target profile's generated schedules:
-the domain each kind's throughput kernel is planned for. (A lowering launches its kernel with
-the domain it was written for, `LoweredKernel.launch`: the serial baselines and some throughput
-schedules pick their own.)
-Grid dims are capped at CUDA's limits (x 2^31 - 1, y and z 65535); every kernel strides over
-whatever its grid does not cover (a grid-stride loop per dim), so a capped grid stays correct.
-- elementwise, shape: 256 threads, each covering one vector of the output's vector width per
-  grid-stride step; one block per 256 vectors. (A shape item that transposes is lowered as
-  32 x 32 tiles through shared memory with a launch of its own: accy/lowering/elementwise.py.)
-- row_pipeline and row reductions: the row schedule's threads per row; up to 32 threads per
-  row pack 256 / threads rows in a block, more take a block per row. Shared memory holds the
-  per-warp partials, and, for a row_pipeline whose row does not fit in registers (threads x
-  elements per thread < row length), the row itself when it fits the target's shared memory
-  per block (`MAX_SHARED`); a longer row is read again from global memory by each pass.
-  (accy/lowering/rows.py launches these, the split rows and the column reductions with grids
-  of at most 4096 blocks and static shared memory, at most 48 KB a block: a row pipeline whose
-  staged row needs more is read again instead.)
-- a row reduction with few rows and long ones (fewer rows than 2 x SMS, rows longer than
-  SPLIT_ROW): each row is split over ceil(length / SPLIT_ROW) blocks (at most 1024) that
-  write partials; the last block to finish a row combines them in a fixed order (no float
-  atomics, so the result does not depend on timing). Grid (splits, rows).
-- column reductions (reduced dims not trailing): blocks of 32 x 8 threads over 32 columns.
-- scan: the scan schedule's threads per block, one block per row and ceil(length / (threads x
-  elements per thread)) blocks along a row longer than one block covers; grid (blocks per
-  row, rows).
-- dot_general: 128 x 128 output tiles (DOT_TILE) of 256 threads, two shared-memory stages of
-  128 x 32 operand tiles; grid (column tiles, row tiles, batch).
-- flash_attention: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
-  shared-memory stages; grid (query tiles, batch x heads).
+Each kind's module plans its kernels (`plan_elementwise`, `plan_rows`, `plan_scan`,
+`plan_dot`, `plan_attention`: `PLANS`) from the work item and the target profile (its
+generated schedules and its arch's machine facts, `TargetProfile.facts`), as a
+`KernelPlan`: the scalars, the launch domain the kind's throughput kernel is planned for, and
+the kind's schedule where the plan picks it; the outline stores all three (`schedule`), and
+the lowering follows what the plan picked instead of deciding again (rows: `RowPlan`, the
+split, column, packed or serial schedule and where a row pipeline keeps its row). A lowering
+launches its kernel with the domain it was written for (`LoweredKernel.launch`: the serial
+baselines and some throughput schedules pick their own grid). Grid dims are capped at CUDA's
+limits (accy/lowering/launch.py); every kernel strides over whatever its grid does not
+cover, so a capped grid stays correct. The plans' domains are described in their modules'
+plan functions.
 """
-import math
 import string
 from dataclasses import dataclass
 
-from accy._core.types import numpy_dtype
 from accy.errors import AccyError
+from accy.lowering.attention import plan_attention
+from accy.lowering.dot import plan_dot
+from accy.lowering.elementwise import plan_elementwise
+from accy.lowering.launch import Launch
+from accy.lowering.rows import plan_rows
+from accy.lowering.scan import plan_scan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
-from accy.passes.schedule import DOT_TILE, schedule_plan, trailing
-from accy.passes.shape_layout import buffer_layout, value_numbers
+from accy.passes.schedule import schedule_plan
+from accy.passes.shape_layout import value_numbers
 from accy.passes.target import TargetProfile, target_profile
 from accy.safe_names import safe_name
 
-THREADS = 256           # threads per block of the elementwise, shape and row-packed kernels
-GRID_X_LIMIT = 2 ** 31 - 1
-GRID_YZ_LIMIT = 65535
-MAX_SHARED = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024,
-              "sm_90": 227 * 1024, "sm_90a": 227 * 1024}     # bytes per block, opted in
-SMS = 132               # streaming multiprocessors assumed when splitting long rows
-SPLIT_ROW = 32 * 1024   # elements one block of a split row reduction covers
 
 
 class OutlineError(AccyError):
@@ -88,17 +68,6 @@ class ScalarParam:
 
 
 @dataclass(frozen=True)
-class Launch:
-    grid: tuple
-    block: tuple
-    shared_bytes: int = 0
-
-    def text(self):
-        return (f"grid {'x'.join(map(str, self.grid))} block {'x'.join(map(str, self.block))} "
-                f"shared {self.shared_bytes}")
-
-
-@dataclass(frozen=True)
 class KernelOutline:
     name: str
     kind: str
@@ -107,6 +76,7 @@ class KernelOutline:
     scalars: tuple
     launch: object              # Launch, or None for iterate (a host loop)
     nested: tuple = ()          # iterate: (cond outlines, body outlines)
+    schedule: object = None     # the kind's schedule as its plan picked it (KernelPlan.schedule)
 
 
 @dataclass(eq=False)
@@ -191,9 +161,10 @@ def _outlines(schedule, target, prefix):
             launch = Launch(tuple(a["grid"]), tuple(a["block"]), a.get("shared_bytes", 0))
             out.append(KernelOutline(name, item.kind, item.id, _params(item), (), launch))
             continue
-        scalars, launch = _DOMAINS[item.kind](item, target)
+        plan = PLANS[item.kind](item, target)
         out.append(KernelOutline(name, item.kind, item.id, _params(item),
-                                 tuple(ScalarParam(n, "u64", v) for n, v in scalars), launch))
+                                 tuple(ScalarParam(n, "u64", v) for n, v in plan.scalars),
+                                 plan.launch, schedule=plan.schedule))
     return tuple(out)
 
 
@@ -205,99 +176,9 @@ def _params(item):
     return tuple(params)
 
 
-def _blocks(n, per_block):
-    return max(1, -(-n // per_block))
-
-
-def _grid(x, y=1, z=1):
-    return (min(x, GRID_X_LIMIT), min(y, GRID_YZ_LIMIT), min(z, GRID_YZ_LIMIT))
-
-
-def _loop_domain(item, target):
-    out = item.outputs[0].type if item.outputs else item.hero.result_types[0]
-    n = math.prod(out.shape)
-    vec = buffer_layout(out.shape, out.dtype).vector_width()
-    return [("n", n)], Launch(_grid(_blocks(n, THREADS * vec)), (THREADS, 1, 1))
-
-
-def _reduction_domain(item, target):
-    hero = item.hero
-    full = hero.operand_types[0].shape
-    dims = tuple(sorted(hero.attributes["dimensions"]))
-    dtype = hero.operand_types[0].dtype
-    row = math.prod(full[d] for d in dims)
-    rows = math.prod(full) // max(row, 1) if row else 0
-    scalars = [("rows", rows), ("row_length", row)]
-    if not trailing((full, dims)):              # a column reduction
-        return scalars, Launch(_grid(_blocks(rows, 32)), (32, 8, 1), 32 * 8 * 4 * 2)
-    s = target.row_schedule(row, dtype)
-    if item.kind == "reduction" and rows < 2 * SMS and row > SPLIT_ROW:
-        splits = min(1024, _blocks(row, SPLIT_ROW))
-        return scalars + [("splits", splits)], Launch(_grid(splits, max(rows, 1)),
-                                                       (1024, 1, 1), 32 * 8)
-    staged = 0
-    if item.kind == "row_pipeline" and s.threads_per_row * s.elements_per_thread < row:
-        staged = row * numpy_dtype(dtype).itemsize
-        per_block = max(1, THREADS // s.threads_per_row) if s.threads_per_row <= 32 else 1
-        if staged * per_block > MAX_SHARED[target.arch]:
-            staged = 0                          # too long: each pass reads the row again
-    if s.threads_per_row <= 32:
-        per_block = THREADS // s.threads_per_row
-        return scalars, Launch(_grid(_blocks(rows, per_block)), (THREADS, 1, 1),
-                               staged * per_block)
-    warps = -(-s.threads_per_row // 32)
-    return scalars, Launch(_grid(max(rows, 1)), (s.threads_per_row, 1, 1), warps * 8 + staged)
-
-
-def _scan_domain(item, target):
-    hero = item.hero
-    shape = hero.operand_types[0].shape
-    length = shape[hero.attributes["dimension"]] if shape else 1
-    rows = math.prod(shape) // max(length, 1)
-    s = target.scan_schedule(length, hero.operand_types[0].dtype)
-    per_row = _blocks(length, s.threads * s.elements_per_thread)
-    return [("rows", rows), ("length", length)], Launch(
-        _grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8)
-
-
-def _dot_domain(item, target):
-    hero = item.hero
-    a = hero.attributes
-    lhs, rhs = hero.operand_types
-    batch = math.prod(lhs.shape[d] for d in a["lhs_batching_dimensions"])
-    k = math.prod(lhs.shape[d] for d in a["lhs_contracting_dimensions"])
-    m = math.prod(n for d, n in enumerate(lhs.shape) if d not in a["lhs_batching_dimensions"]
-                  and d not in a["lhs_contracting_dimensions"])
-    n = math.prod(s for d, s in enumerate(rhs.shape) if d not in a["rhs_batching_dimensions"]
-                  and d not in a["rhs_contracting_dimensions"])
-    itemsize = numpy_dtype(lhs.dtype).itemsize
-    shared = 2 * 2 * DOT_TILE * 32 * itemsize
-    return [("m", m), ("n", n), ("k", k), ("batch", batch)], Launch(
-        _grid(_blocks(n, DOT_TILE), _blocks(m, DOT_TILE), batch), (256, 1, 1), shared)
-
-
-def _attention_domain(item, target):
-    if item.roles:      # the decomposed pattern: the scores' shape says seq_q and seq_k
-        q = item.roles["scores"].operand_types[0]
-        *batch, sq, sk = item.roles["scores"].result_types[0].shape
-        dv = item.roles["values"].result_types[0].shape[-1]
-    else:
-        q, k, v = item.hero.operand_types[:3]
-        *batch, sq, _ = q.shape
-        sk, dv = k.shape[-2], v.shape[-1]
-    d = q.shape[-1]
-    heads = math.prod(batch)
-    itemsize = numpy_dtype(q.dtype).itemsize
-    shared = 2 * 64 * (d + dv) * itemsize
-    return [("batch_heads", heads), ("seq_q", sq), ("seq_k", sk), ("head_dim", d)], Launch(
-        _grid(_blocks(sq, 64), heads), (128, 1, 1), shared)
-
-
-_DOMAINS = {
-    "elementwise": _loop_domain, "shape": _loop_domain, "reduction": _reduction_domain,
-    "row_pipeline": _reduction_domain, "scan": _scan_domain, "dot_general": _dot_domain,
-    "flash_attention": _attention_domain,
-}
+PLANS = {"elementwise": plan_elementwise, "shape": plan_elementwise, "reduction": plan_rows,
+         "row_pipeline": plan_rows, "scan": plan_scan, "dot_general": plan_dot,
+         "flash_attention": plan_attention}
 
 
 OUTLINE_PLAN = AnalysisDescriptor("KernelOutlinePlan", WorkContract(

@@ -16,13 +16,15 @@
                                                            head_dim = 64, dtype = "bf16",
                                                            block_q = 128, block_k = 64}]}}
 
-- arch: sm_80, sm_86, sm_89, sm_90, sm_90a; ptx_version: the PTX ISA version the emitter writes
-  (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format: ptx, or cubin
-  (`accy.compile` also assembles the PTX module with ptxas, one call for all its kernels, and
-  keeps the bytes as `Executable.cubin`, which a GPU of that arch loads instead of the PTX);
-  math_tier: exact (IEEE + - * / sqrt correctly rounded, transcendentals within a stated ulp
-  bound; an unsupported kernel falls back to the host) or fast (approximate instructions,
-  flush-to-zero; an unsupported kernel is an error).
+- arch: sm_80, sm_86, sm_89, sm_90, sm_90a, each with its machine facts (`ARCH_FACTS`: SM
+  count, shared memory per block and per SM, registers, warp size, threads per block), which
+  every launch decision reads through `TargetProfile.facts`; ptx_version: the PTX ISA version
+  the emitter writes (ptxas 13 reads 7.8 to 9.0; sm_90a needs 8.0 or later); artifact_format:
+  ptx, or cubin (`accy.compile` also assembles the PTX module with ptxas, one call for all its
+  kernels, and keeps the bytes as `Executable.cubin`, which a GPU of that arch loads instead of
+  the PTX); math_tier: exact (IEEE + - * / sqrt correctly rounded, transcendentals within a
+  stated ulp bound; an unsupported kernel falls back to the host) or fast (approximate
+  instructions, flush-to-zero; an unsupported kernel is an error).
 - Generated schedules are per-shape launch parameters that an autotuner writes; kernels whose
   shape has none use `default_row_schedule` / `default_scan_schedule`, and tensor-core dots
   the rule of `accy.lowering.dot` (`_tiles`, `_slice_depth`). A dot schedule is keyed by the
@@ -43,7 +45,38 @@ from accy.errors import AccyError
 from accy.passes.core import AnalysisDescriptor
 
 ATTRIBUTE = "accy.target"
-ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_90a")
+
+
+@dataclass(frozen=True)
+class ArchFacts:
+    """What the kernels may assume of one GPU architecture: its streaming multiprocessors (of
+    the data-centre part, which the throughput schedules are planned to fill), shared memory
+    (bytes: what a block may declare statically, the most a block may have with the dynamic
+    opt-in, what one SM holds), 32-bit registers (per SM, the most per thread), the warp
+    size and the most threads a block may have."""
+    sms: int
+    static_shared: int
+    max_shared_per_block: int
+    shared_per_sm: int
+    registers_per_sm: int
+    registers_per_thread: int
+    warp_size: int
+    max_threads_per_block: int
+
+
+def _ampere_or_later(sms, max_shared_kib, per_sm_kib):
+    return ArchFacts(sms, 48 * 1024, max_shared_kib * 1024, per_sm_kib * 1024, 65536, 255,
+                     32, 1024)
+
+
+ARCH_FACTS = {
+    "sm_80": _ampere_or_later(108, 163, 164),      # A100
+    "sm_86": _ampere_or_later(84, 99, 100),        # A40
+    "sm_89": _ampere_or_later(142, 99, 100),       # L40S
+    "sm_90": _ampere_or_later(132, 227, 228),      # H100 SXM
+    "sm_90a": _ampere_or_later(132, 227, 228),
+}
+ARCHS = tuple(ARCH_FACTS)
 PTX_VERSIONS = ("7.8", "8.0", "8.1", "8.2", "8.3", "8.4", "8.5", "8.6", "8.7", "8.8", "9.0")
 ARTIFACT_FORMATS = ("ptx", "cubin")
 MATH_TIERS = ("exact", "fast")
@@ -115,6 +148,11 @@ class TargetProfile:
     scan_schedules: tuple = ()
     dot_schedules: tuple = ()
     attention_schedules: tuple = ()
+
+    @property
+    def facts(self):
+        """The ArchFacts of the target's arch."""
+        return ARCH_FACTS[self.arch]
 
     def row_schedule(self, row_length, dtype):
         """The generated schedule for rows of this length and dtype, else the default."""

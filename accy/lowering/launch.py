@@ -1,0 +1,90 @@
+"""Launches and what a lowering hands back: `Launch` (grid, block, shared bytes), `KernelPlan` (what
+a kind's plan function decides for the outline), CUDA's grid
+limits, the block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the
+serial baseline's launch and schedule, `Schedule` (a throughput schedule's launch, name and
+workspace) and `LoweredKernel` (a kl kernel with the launch it runs with), which every lowering
+returns.
+
+Every kernel strides over whatever its grid does not cover (a grid-stride loop per dim), so a
+grid capped at these limits stays correct.
+"""
+from dataclasses import dataclass
+from typing import NamedTuple
+
+GRID_X_LIMIT = 2 ** 31 - 1
+GRID_YZ_LIMIT = 65535
+THREADS = 256               # threads per block of the elementwise, shape and row-packed kernels
+MAX_BLOCKS = 4096           # the kernels stride over what a grid this size does not cover
+
+
+@dataclass(frozen=True)
+class Launch:
+    grid: tuple
+    block: tuple
+    shared_bytes: int = 0
+
+    def text(self):
+        return (f"grid {'x'.join(map(str, self.grid))} block {'x'.join(map(str, self.block))} "
+                f"shared {self.shared_bytes}")
+
+
+class KernelPlan(NamedTuple):
+    """What a kind's plan function (`plan_rows`, ...) decides for one work item from the item,
+    its layout and the target; the outline stores it and the lowering follows it: the kernel's
+    scalar parameters ((name, value) pairs, passed as u64), its launch domain, and the kind's
+    schedule where the plan picks it (rows: a `RowPlan`; None where the lowering picks it from
+    the item's reads)."""
+    scalars: tuple
+    launch: Launch
+    schedule: object = None
+
+
+def blocks(n, per_block):
+    """Blocks of `per_block` covering `n` (at least one)."""
+    return max(1, -(-n // per_block))
+
+
+def capped_grid(x, y=1, z=1):
+    """The grid (x, y, z) within CUDA's limits."""
+    return (min(x, GRID_X_LIMIT), min(y, GRID_YZ_LIMIT), min(z, GRID_YZ_LIMIT))
+
+
+def baseline_launch(threads):
+    """The launch of a serial-schedule kernel wanting `threads` threads: blocks of THREADS,
+    at most MAX_BLOCKS (each kernel is a grid-stride loop), no shared memory."""
+    return Launch((max(1, min(MAX_BLOCKS, -(-threads // THREADS))), 1, 1), (THREADS, 1, 1), 0)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A throughput schedule's launch, its name (for the report) and the bytes of scratch the
+    kernel takes as one extra pointer parameter after its scalars (the runtime zeroes it
+    before each launch: counters start at 0; partials are written before they are read)."""
+    launch: Launch
+    name: str
+    workspace: int = 0
+
+
+def serial_schedule(threads):
+    """The serial baseline's Schedule for a kernel wanting `threads` threads."""
+    return Schedule(baseline_launch(threads), "serial")
+
+
+@dataclass(frozen=True)
+class LoweredKernel:
+    name: str
+    kind: str
+    work_item: int
+    kernel: object          # the kl.kernel op, in the analysis's Context
+    outline: object         # its KernelOutline (params, scalars, the planned domain)
+    launch: object          # the Launch this kernel runs with
+    ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
+    scope: tuple = None     # None, or (iterate item id, "cond" | "body", ...): a loop's kernel
+    schedule: str = "serial"    # the lowering's schedule, for the report
+    workspace: int = 0      # bytes of scratch, zeroed before each launch, passed last
+
+
+def lowered(outline, kernel, schedule):
+    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule` says."""
+    return LoweredKernel(outline.name, outline.kind, outline.work_item, kernel, outline,
+                         schedule.launch, schedule=schedule.name, workspace=schedule.workspace)
