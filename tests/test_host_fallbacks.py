@@ -354,10 +354,10 @@ def test_a_dense_constant_the_planner_missed_is_an_internal_error(rng, monkeypat
     dense one that reached it (here: a planner told every constant is a splat) is an error,
     not its first element everywhere."""
     import accy.lowering.values  # noqa: F401  (its own dense_constant, unpatched)
-    import accy.passes.schedule as schedule
+    import accy.passes.plan_graph as plan_graph
     from accy.errors import AccyError
     c = _mixed("f32", (2, 4), rng)
-    monkeypatch.setattr(schedule, "dense_constant", lambda op: False)
+    monkeypatch.setattr(plan_graph, "dense_constant", lambda op: False)
     with pytest.raises(AccyError, match="internal error: a dense constant"):
         accy.compile(lambda x: x + c, draw(rng, (2, 4)))
 

@@ -35,9 +35,11 @@ from accy.examples.graphs import GRAPHS
 from accy.frontend.trace import trace
 from accy.passes import PassManager
 from accy.passes.bufferize import ARENA_KINDS
+from accy.passes.plan_graph import CHEAP, dense_constant
 from accy.passes.plans import plans_text, prepare
-from accy.passes.schedule import CHEAP, KINDS, dense_constant, work_item_module
+from accy.passes.schedule import KINDS
 from accy.passes.shape_layout import BUFFER_ALIGNMENT
+from accy.passes.work_item_module import work_item_module
 
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -16,8 +16,9 @@ from accy.ir import DictAttr, IntAttr, parse, print_op
 from accy.passes import PassManager
 from accy.passes.bufferize import ARENA_KINDS, BUFFER_PLAN, BufferPlanError
 from accy.passes.outline import OUTLINE_PLAN
+from accy.passes.plan_graph import CHEAP, ScheduleError
 from accy.passes.plans import prepare
-from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError
+from accy.passes.schedule import KINDS, SCHEDULE_PLAN
 from accy.passes.shape_layout import SHAPE_LAYOUT
 from accy.passes.target import ARCH_FACTS
 
