@@ -126,6 +126,24 @@ def test_small_integer_division_by_a_constant_is_marked_safe(dtype, rng):
     assert_bits(run(m, [x], dtype, rng), want, f"{dtype} / 3 + x % 0")
 
 
+@pytest.mark.parametrize("dtype", ["i16", "i8", "u8"])
+def test_small_integers_are_wrapped_after_ops_that_may_leave_their_range(dtype, rng):
+    """add and a convert from i32 are followed by kl.wrap (the wrap is their one user), min is
+    not: it keeps its operands' range."""
+    m, kernel = elementwise((dtype, "i32"), dtype, lambda kb, x, w: kb.op(
+        "min", kb.op("add", x, x), kb.convert(w, dtype)))
+    legalized(m, kernel)
+    wrapped = [op.operands[0].owner.name for op in kernel.walk() if op.name == "kl.wrap"]
+    assert wrapped == ["kl.add", "kl.convert"]
+    for op in kernel.walk():
+        if op.name in ("kl.add", "kl.convert") and op.results[0].type == scalar(dtype):
+            assert [use.operation.name for use in op.results[0].uses] == ["kl.wrap"]
+    x, w = random_array(rng, dtype, (N,)), random_array(rng, "i32", (N,))
+    want = reference(lambda e, a, b: e.op("tensor.minimum", e.op("tensor.add", a, a),
+                                          e.convert(b, dtype)), [x, w])
+    assert_bits(run(m, [x, w], dtype, rng), want, f"min(x + x, convert(w)) on {dtype}")
+
+
 @pytest.mark.parametrize("op,logic", [("add", "or"), ("max", "or"), ("mul", "and"),
                                       ("min", "and")])
 def test_i1_arithmetic_becomes_logic(op, logic, rng):

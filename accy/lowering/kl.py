@@ -29,7 +29,9 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   gives the other and a zero result's sign is either; for a running maximum that a NaN
   reaches another way). Legal kl also has `kl.mul_hi` (i32, i64: the high half of the
   signed double-width product) and `kl.div {safe_divisor}` / `kl.rem {safe_divisor}` (the
-  divisor is never 0 or -1: the hardware division, no guard).
+  divisor is never 0 or -1: the hardware division, no guard). Its i16, i8 and u8 arithmetic
+  and converts compute in 32 bits; `kl.wrap %x` (right after the op making x, its one user)
+  wraps the result into the dtype's range.
 - memory: `kl.load %ptr, %index[, %pred]` -> element; `kl.store %value, %ptr, %index[,
   %pred]`. Indices count elements (i64); the pointer is global or shared. With an i1
   predicate, a lane where it is false touches no memory (its address may be anywhere): its
@@ -441,6 +443,12 @@ def _verify_mul_hi(op):
     return None
 
 
+def _verify_wrap(op):
+    if op.result_types not in tuple((scalar(d),) for d in ("i16", "i8", "u8")):
+        return "wraps i16, i8 or u8 values"
+    return None
+
+
 def _verify_predicate(op):
     if op.attributes["predicate"] not in PREDICATES:
         return f"predicate must be one of {', '.join(PREDICATES)}"
@@ -463,6 +471,7 @@ def _rows():
                                                     "immediate": (bool, False)},
               traits=PURE | CONSTANT, verify=_verify_constant),
         OpDef("kl.mul_hi", operands=2, results=1, traits=_SAME, verify=_verify_mul_hi),
+        OpDef("kl.wrap", operands=1, results=1, traits=_SAME, verify=_verify_wrap),
         OpDef("kl.fma", operands=3, results=1, traits=_SAME, verify=_scalars),
         OpDef("kl.select", operands=3, results=1, traits=PURE, verify=_verify_select),
         OpDef("kl.cmp", operands=2, results=1, attributes={"predicate": (str, True)},

@@ -19,6 +19,9 @@ docs/tensor-ops.md "Numerics"):
   a hundred instructions (64-bit) or inlines a reciprocal sequence (32-bit), even for a
   literal). i16, i8 and u8 keep one hardware division, marked `safe_divisor` (no guard for
   the reference's x / 0 and MIN / -1).
+- small-integer re-extension: an i16, i8 or u8 op that may leave the dtype's range in the
+  32-bit register the emitter computes it in (add, sub, mul, fma, not, neg, abs, div, shifts,
+  pow, and a convert from another integer) is followed by `kl.wrap`, which takes its uses.
 - i1 arithmetic: add and max become or, mul and min become and; `select` on i1 becomes
   (c and a) or (not c and b); a compare of i1 values compares them as u8 (0, 1).
 - f16/bf16 widening: arithmetic other than fma, neg, abs and the transcendentals (which the
@@ -40,6 +43,10 @@ HALF_NATIVE = {"fma", "neg", "abs", "exp", "exp2", "expm1", "log", "log1p", "tan
                "logistic", "erf", "sin", "cos", "rsqrt", "pow", "and", "or", "xor", "not",
                "shl", "shr"}
 BOOL = {"add": "or", "max": "or", "mul": "and", "min": "and"}     # i1 arithmetic as logic
+SMALL = ("i16", "i8", "u8")
+# small-integer ops the emitter computes in 32 bits that need a kl.wrap after them (min, max,
+# and, or, xor, sign and rem keep a value in range; ops it refuses need none)
+WRAPPING = {"add", "sub", "mul", "fma", "not", "neg", "abs", "div", "shl", "shr", "pow"}
 ARITHMETIC = {f"kl.{name}" for name in KL_BINARY + KL_UNARY + ("fma",)}
 
 # the largest values of the special registers under CUDA's launch limits (others: below 2^31)
@@ -199,6 +206,8 @@ class _Legalizer:
         bound = self.bounds.get(source)
         if bound is not None and dst in BITS and bound < 1 << (BITS[dst] - (dst != "u8")):
             self.bounds[result] = bound             # the same value in the new dtype
+        if dst in SMALL and src in BITS and src != dst:
+            self.wrap(op)
         if src in HALF and dst not in ("f32", "f64", src):
             at = self._at(op)
             wide = self._make(at, "convert", [source], "f32")
@@ -231,19 +240,31 @@ class _Legalizer:
             if name in BOOL:
                 self._replace(op, self._make(self._at(op), BOOL[name], operands, "i1"))
         elif dtype in BITS:
-            if name == "shr" and op.attributes.get("arithmetic", False):
-                return                              # no range fact for a sign-filling shift
-            bound = _bound(name, dtype, operands, self.bounds, self.consts)
+            # no range fact for a sign-filling shift
+            bound = None if name == "shr" and op.attributes.get("arithmetic", False) else \
+                _bound(name, dtype, operands, self.bounds, self.consts)
             if bound is not None:
                 self.bounds[result] = bound
             if name in ("div", "rem") and self.consts.get(operands[1], 0) not in (0, -1):
                 self.by_constant(op, name, dtype)
+            if dtype in SMALL and name in WRAPPING:
+                self.wrap(op)
         elif dtype in HALF and name not in HALF_NATIVE:
             at = self._at(op)
             wide = [self._make(at, "convert", [v], "f32") for v in operands]
             out = self._make(at, name, wide, "i1" if name == "is_finite" else "f32")
             self._replace(op, out if name == "is_finite" else
                           self._make(at, "convert", [out], dtype))
+
+    def wrap(self, op):
+        """Put a `kl.wrap` of `op`'s result right after it, taking the result's uses."""
+        result = op.results[0]
+        wrapped = Builder(self.context).after_op(op).create("kl.wrap", [result],
+                                                             [result.type])
+        result.replace_all_uses_with(wrapped.results[0])
+        wrapped.set_operand(0, result)          # the wrap itself keeps the raw result
+        if result in self.bounds:
+            self.bounds[wrapped.results[0]] = self.bounds[result]
 
     def by_constant(self, op, name, dtype):
         """Truncating a / c or a % c for a constant c (not 0 or -1): for i32 and i64 by shifts

@@ -23,8 +23,8 @@ Parameters and registers:
 - a pointer `!kl.ptr<T>` is `.param .u64`, loaded and turned into a global address
   (`cvta.to.global.u64`); a scalar is `.param` of its memory type (f16/bf16 `.b16`, i1 `.u8`).
 - registers: `%p` pred (i1), `%rs` b16 (f16, bf16), `%r` b32 (i32; i16, i8 and u8 too, kept
-  sign-extended (i16, i8) or zero-extended (u8) to 32 bits after every op that may leave the
-  range, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
+  sign-extended (i16, i8) or zero-extended (u8) to 32 bits: `kl.wrap`, which legalize puts
+  after every op that may leave the range, re-extends in place, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
 - `kl.load`/`kl.store`: `ld.global`/`st.global` (`ld.shared`/`st.shared` through a
   `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`), guarded `@%p` when the
   op has a predicate (a masked load's register is zeroed first); `kl.vload`/`kl.vstore`:
@@ -216,7 +216,6 @@ INT = {
                     """ + _POW_LOOP + """
                     mov.b{w} {d}, {v1}"""},
 }
-CLOSED = {"min", "max", "and", "or", "xor", "sign", "rem"}     # results stay in a small range
 
 BOOL = ("and", "or", "xor")     # i1 binary ops (legalize turns add, mul, min, max into these)
 SHIFT = {"shl": "shl.b", "shr": "shr.u", "shra": "shr.s"}   # by an immediate: one instruction
@@ -943,15 +942,19 @@ class _Kernel:
                     text = text.replace(line, "").replace(*alias)
             lines = _PREBOUND[key] = _prebound(
                 text, dict(t=t, w=w, n=n, n1=n - 1, mask=(1 << n) - 1))
-            if dtype not in SMALL and _one_instruction(lines):
+            if _one_instruction(lines):
                 _OPCODE[key] = _one_instruction(lines)
         d = self.new(cls)
         bind = dict(zip("abc", args))
         bind["d"] = d
         self._emit_lines(lines, cls, bind)
-        if dtype in SMALL and name not in CLOSED:
-            self.template(SMALL[dtype], cls, d=d)
         return d
+
+    def _op_wrap(self, op):
+        """Re-extend, in place, the register of the one op result `kl.wrap` follows."""
+        x = self.reg(op.operands[0])
+        self.template(SMALL[self._dtype(op.results[0])], "r", d=x)
+        self.define(op.results[0], x)
 
     def _op_mul_hi(self, op):
         (result,), (a, b) = op.results, op.operands
@@ -1090,10 +1093,7 @@ class _Kernel:
                 return v
             lo, hi = (-128, 127) if dst == "i8" else (-32768, 32767)
             return self.op("min.s32", self.op("max.s32", v, lo), hi)
-        # integer -> integer: truncate, then re-extend into the destination's range
+        # integer -> integer: extend, or truncate (legalize re-extends a small destination)
         if dst == "i64":
             return self.op("cvt.u64.u32" if src == "u8" else "cvt.s64.s32", x)
-        d = self.op("cvt.u32.u64", x) if src == "i64" else self._mov(x)
-        if dst in SMALL:
-            self.template(SMALL[dst], "r", d=d)
-        return d
+        return self.op("cvt.u32.u64", x) if src == "i64" else self._mov(x)
