@@ -1,4 +1,5 @@
-"""The kernel language (`kl`): the IR the per-kind lowerings write and the PTX emitter reads.
+"""The kernel language (`kl`): the IR the per-kind lowerings write, `legalize`
+(accy/lowering/legalize.py) rewrites into legal kl and the PTX emitter reads.
 One `kl.kernel` is one GPU kernel, written for one thread: scalar SSA values, explicit thread
 and block ids, loads and stores through pointer parameters, structured loops and branches.
 
@@ -11,10 +12,12 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   parameters (pointers, then scalars), ending with `kl.return`. `max_threads`: the most
   threads a block of it is launched with, when it is known (the emitter writes `.maxntid` and
   `.minnctapersm 1`, so ptxas keeps each thread's registers within what a block that large
-  may hold).
+  may hold). `legal`: legalize has rewritten it (the emitter legalizes a kernel without it).
 - `kl.special {register}`: a thread/block register as i32 (`tid.x`, `ntid.x`, `ctaid.x`,
   `nctaid.x`, and .y/.z).
-- `kl.constant {value}`: a scalar literal (a rank-0 DenseAttr, exact in every dtype).
+- `kl.constant {value, immediate?}`: a scalar literal (a rank-0 DenseAttr, exact in every
+  dtype). `immediate` (legal kl: an i32 or i64 operand legalize writes next to its one user)
+  is held in the user's instruction, no register; as a shift amount it lies in [0, bits).
 - arithmetic on operands of one type: `kl.add` ... (`KL_BINARY`), `kl.neg` ... (`KL_UNARY`),
   `kl.fma` (a * b + c rounded once for floats; wrapping for integers), `kl.select %c, %a, %b`,
   `kl.cmp {predicate}` -> i1 (EQ, NE, LT, LE, GT, GE; every predicate but NE is false on NaN;
@@ -24,7 +27,11 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   kernels whose results are approximate anyway, such as an online softmax), `kl.max {approx}`
   and `kl.min {approx}` (f32 only: the hardware's one-instruction max/min, where a NaN operand
   gives the other and a zero result's sign is either; for a running maximum that a NaN
-  reaches another way).
+  reaches another way). Legal kl also has `kl.mul_hi` (i32, i64: the high half of the
+  signed double-width product) and `kl.div {safe_divisor}` / `kl.rem {safe_divisor}` (the
+  divisor is never 0 or -1: the hardware division, no guard). Its i16, i8 and u8 arithmetic
+  and converts compute in 32 bits; `kl.wrap %x` (right after the op making x, its one user)
+  wraps the result into the dtype's range.
 - memory: `kl.load %ptr, %index[, %pred]` -> element; `kl.store %value, %ptr, %index[,
   %pred]`. Indices count elements (i64); the pointer is global or shared. With an i1
   predicate, a lane where it is false touches no memory (its address may be anywhere): its
@@ -430,6 +437,18 @@ def _verify_constant(op):
     return None
 
 
+def _verify_mul_hi(op):
+    if op.result_types not in ((scalar("i32"),), (scalar("i64"),)):
+        return "multiplies i32 or i64 values"
+    return None
+
+
+def _verify_wrap(op):
+    if op.result_types not in tuple((scalar(d),) for d in ("i16", "i8", "u8")):
+        return "wraps i16, i8 or u8 values"
+    return None
+
+
 def _verify_predicate(op):
     if op.attributes["predicate"] not in PREDICATES:
         return f"predicate must be one of {', '.join(PREDICATES)}"
@@ -442,13 +461,17 @@ _SAME = PURE | SAME_OPERANDS_AND_RESULT_TYPE
 def _rows():
     rows = [
         OpDef("kl.kernel", regions=1, attributes={"sym_name": (str, True),
-                                                  "max_threads": (int, False)},
+                                                  "max_threads": (int, False),
+                                                  "legal": (bool, False)},
               traits=ISOLATED_FROM_ABOVE | SYMBOL | SINGLE_BLOCK, verify=_verify_kernel),
         OpDef("kl.return", traits=TERMINATOR),
         OpDef("kl.special", results=1, attributes={"register": (str, True)}, traits=PURE,
               verify=_verify_special),
-        OpDef("kl.constant", results=1, attributes={"value": (DenseAttr, True)},
+        OpDef("kl.constant", results=1, attributes={"value": (DenseAttr, True),
+                                                    "immediate": (bool, False)},
               traits=PURE | CONSTANT, verify=_verify_constant),
+        OpDef("kl.mul_hi", operands=2, results=1, traits=_SAME, verify=_verify_mul_hi),
+        OpDef("kl.wrap", operands=1, results=1, traits=_SAME, verify=_verify_wrap),
         OpDef("kl.fma", operands=3, results=1, traits=_SAME, verify=_scalars),
         OpDef("kl.select", operands=3, results=1, traits=PURE, verify=_verify_select),
         OpDef("kl.cmp", operands=2, results=1, attributes={"predicate": (str, True)},
@@ -493,7 +516,9 @@ def _rows():
         OpDef("kl.yield", operands=(0, VARIADIC), traits=TERMINATOR),
     ]
     binary_attributes = {"shr": {"arithmetic": (bool, False)}, "max": {"approx": (bool, False)},
-                         "min": {"approx": (bool, False)}}
+                         "min": {"approx": (bool, False)},
+                         "div": {"safe_divisor": (bool, False)},
+                         "rem": {"safe_divisor": (bool, False)}}
     rows += [OpDef(f"kl.{name}", operands=2, results=1, traits=_SAME,
                    verify=_verify_approx if name in ("max", "min") else _scalars,
                    attributes=binary_attributes.get(name, {}))

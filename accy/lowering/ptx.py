@@ -1,8 +1,13 @@
-"""The PTX emitter: `kl.kernel` ops (accy/lowering/kl.py) -> one PTX module text.
+"""The PTX emitter: legal `kl.kernel` ops (accy/lowering/kl.py) -> one PTX module text, op by
+op through the templates below and the control flow of loops and branches.
 
     ptx = emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact")
 
-`kernels` is a list of `kl.kernel` ops (or one, or a module holding them); `arch` (or the
+`kernels` is a list of `kl.kernel` ops (or one, or a module holding them). The emitter
+translates legal kl (accy/lowering/legalize.py: division by constants, range facts, i1
+arithmetic and f16/bf16 widening are rewritten there); `emit_module` first legalizes, in
+place, every kernel not yet marked `legal`, so a caller may hand it any kl (the compiler runs
+`legalize` as a stage of its own, and the emitter then finds every kernel marked). `arch` (or the
 `target` keyword) may also be an `accy.passes.target.TargetProfile` (its arch, ptx_version and
 math_tier are used). sm_80 or later (min.NaN, bf16 cvt/fma), PTX ISA 7.8 or later. The text has
 `.version`, `.target`, `.address_size 64` and one `.visible .entry` per kernel, named by its
@@ -18,8 +23,8 @@ Parameters and registers:
 - a pointer `!kl.ptr<T>` is `.param .u64`, loaded and turned into a global address
   (`cvta.to.global.u64`); a scalar is `.param` of its memory type (f16/bf16 `.b16`, i1 `.u8`).
 - registers: `%p` pred (i1), `%rs` b16 (f16, bf16), `%r` b32 (i32; i16, i8 and u8 too, kept
-  sign-extended (i16, i8) or zero-extended (u8) to 32 bits after every op that may leave the
-  range, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
+  sign-extended (i16, i8) or zero-extended (u8) to 32 bits: `kl.wrap`, which legalize puts
+  after every op that may leave the range, re-extends in place, so wrapping is exact), `%rd` b64 (i64, addresses), `%f` f32, `%fd` f64.
 - `kl.load`/`kl.store`: `ld.global`/`st.global` (`ld.shared`/`st.shared` through a
   `!kl.shared` pointer) at pointer + index * itemsize (`mad.lo.s64`), guarded `@%p` when the
   op has a predicate (a masked load's register is zeroed first); `kl.vload`/`kl.vstore`:
@@ -47,19 +52,24 @@ Parameters and registers:
 What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
 - integers (computed in s32/u32/s64): add sub mul -> add/sub/mul.lo; fma -> mad.lo; min max ->
   min/max; and or xor not -> bitwise; neg abs sign; div/rem -> div/rem guarded for the
-  reference's x/0 = -1, x%0 = x, MIN/-1 = MIN, MIN%-1 = 0 (unguarded for a constant divisor
-  other than 0 and -1); shl/shr -> shift by the amount clamped to the bit width (amounts out of
-  [0, bits) give 0 or the sign fill); pow -> a square-and-multiply loop (negative exponents:
-  1 for base 1, +-1 for base -1, else 0).
-- i1: add/or/max -> or.pred, mul/and/min -> and.pred, xor -> xor.pred, not -> not.pred.
+  reference's x/0 = -1, x%0 = x, MIN/-1 = MIN, MIN%-1 = 0 (unguarded with `safe_divisor`);
+  shl/shr -> shift by the amount clamped to the bit width (amounts out of [0, bits) give 0 or
+  the sign fill; an `immediate` amount, which legalize writes in range, is one shift);
+  `kl.mul_hi` -> mul.hi; pow -> a square-and-multiply loop (negative exponents: 1 for base 1,
+  +-1 for base -1, else 0). An `immediate` constant is no register: its users' instructions
+  hold the literal.
+- i1: or/and/xor/not -> or/and/xor/not.pred (legalize makes add, mul, min, max, select and
+  compares of i1 into these and u8 compares).
 - f32/f64: + - * / sqrt fma -> add/sub/mul/div/sqrt/fma.rn (exact tier; .rn also keeps ptxas
   from contracting), neg abs -> neg/abs, floor ceil rint -> cvt.rmi/rpi/rni, sign -> setp +
   selp, min/max -> min.NaN.f32 / min.f64 with a NaN select, and on equal operands the bitwise
   or/and of the two (so min(-0, +0) = -0, max = +0 whatever the hardware picks), rem -> exact
   fmod (math.py), is_finite -> testp.finite, compares -> setp (NE is .neu: true on NaN);
   f64 rsqrt -> sqrt.rn + rcp.rn (the reference's own two roundings, bit-exact).
-- f16/bf16: widened to f32 (bf16 by a 16-bit shift), computed as f32, rounded once by cvt.rn;
-  fma is the native fma.rn.f16/bf16; neg/abs flip/clear the sign bit.
+- f16/bf16: fma is the native fma.rn.f16/bf16; neg/abs flip/clear the sign bit; the
+  transcendentals widen the operand themselves (below); legalize has widened every other op to
+  f32 converts around the f32 op (f16 -> f32 is cvt.f32.f16, bf16 a 16-bit shift; back by
+  cvt.rn).
 - transcendentals (exp exp2 expm1 log log1p tanh logistic erf sin cos pow, and rsqrt) on f32,
   f16, bf16: the operand widened to f64, the function evaluated by `accy.lowering.math` in
   IEEE f64 arithmetic (~2^-50 relative error, pow ~2^-44), rounded once to the dtype (bf16:
@@ -85,7 +95,8 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
 Unsupported (UnsupportedError): transcendentals and pow on f64 (the compiler runs such a kernel
 on the host); float-only ops (sqrt, exp, ..., floor, is_finite) on integers and i1; bitwise
 and shift ops on floats; arithmetic on i1 other than the logical ones above (sub, div, rem,
-pow, neg, abs, sign, shl, shr, fma); any op not in kl.
+pow, neg, abs, sign, shl, shr, fma); any op not in kl. Legalize leaves such ops as they are,
+for the emitter to refuse here.
 """
 import re
 import struct
@@ -95,6 +106,7 @@ import numpy as np
 from accy.errors import UnsupportedError
 from accy.lowering import math as _math
 from accy.lowering.kl import KL_BINARY, KL_UNARY, MMA_SHAPES, pointee, space
+from accy.lowering.legalize import legalize
 
 ULP_BOUND = _math.ULP_BOUND
 MATH_TIERS = ("exact", "fast")
@@ -204,10 +216,9 @@ INT = {
                     """ + _POW_LOOP + """
                     mov.b{w} {d}, {v1}"""},
 }
-CLOSED = {"min", "max", "and", "or", "xor", "sign", "rem"}     # results stay in a small range
 
-BOOL = {"add": "or", "or": "or", "max": "or", "mul": "and", "and": "and", "min": "and",
-        "xor": "xor"}
+BOOL = ("and", "or", "xor")     # i1 binary ops (legalize turns add, mul, min, max into these)
+SHIFT = {"shl": "shl.b", "shr": "shr.u", "shra": "shr.s"}   # by an immediate: one instruction
 
 # f32/f64: {rnd} is .rn (exact) or .ftz (fast f32); {div}/{sqrt} the division/root forms
 FLOAT = {
@@ -276,7 +287,7 @@ def emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact", tar
     if math_tier not in MATH_TIERS:
         raise UnsupportedError(f"math_tier must be one of {', '.join(MATH_TIERS)}, got "
                                f"{math_tier!r}")
-    ops = _kernel_ops(kernels)
+    ops = legalize(kernels)
     names = [op.attributes["sym_name"] for op in ops]
     for name in names:
         if names.count(name) > 1:
@@ -287,16 +298,6 @@ def emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact", tar
              f".target {arch}", ".address_size 64", ""]
     parts += [_Kernel(op, math_tier).text() for op in ops]
     return "\n".join(parts)
-
-
-def _kernel_ops(kernels):
-    if getattr(kernels, "name", None) == "kl.kernel":
-        return [kernels]
-    ops = list(kernels.body if hasattr(kernels, "body") else kernels)     # a module, or a list
-    for op in ops:
-        if op.name != "kl.kernel":
-            raise UnsupportedError(f"emit_module takes kl.kernel ops, got '{op.name}'")
-    return ops
 
 
 def _dest_class(opcode):
@@ -344,10 +345,6 @@ def _prebound(text, static):
     return lines
 
 
-# the largest values of the special registers under CUDA's launch limits (others: below 2^31)
-SPECIAL_BOUNDS = {"tid.x": 1023, "tid.y": 1023, "tid.z": 63, "ntid.x": 1024, "ntid.y": 1024,
-                  "ntid.z": 64, "ctaid.x": 2**31 - 2, "ctaid.y": 65534, "ctaid.z": 65534,
-                  "nctaid.x": 2**31 - 1, "nctaid.y": 65535, "nctaid.z": 65535}
 SELECT_TYPE = {"rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}   # selp.{type}
 _PREBOUND = {}          # (op, dtype, variant) -> its `_prebound` template lines
 _OPCODE = {}            # the same key -> the opcode when those lines are one `opcode d, a[, b]`
@@ -362,57 +359,6 @@ def _one_instruction(lines):
                 all(sep == ", " for sep in parts[2:-1:2]) and parts[-1] == "":
             return parts[0][:-1]
     return None
-
-
-def _signed_magic(d, width):
-    """(multiplier, shift) with trunc(n / d) = (mulhi(n, multiplier) >> shift) + (n < 0) for
-    every signed `width`-bit n, for d >= 2 not a power of two (Hacker's Delight, 10-1); a
-    multiplier of 2^(width-1) or more is used as negative with n added back."""
-    two = 1 << (width - 1)
-    anc = two - 1 - two % d             # the largest n with n % d == d - 1, less one step
-    p = width - 1
-    q1, r1 = divmod(two, anc)
-    q2, r2 = divmod(two, d)
-    while True:
-        p += 1
-        q1, r1 = 2 * q1, 2 * r1
-        if r1 >= anc:
-            q1, r1 = q1 + 1, r1 - anc
-        q2, r2 = 2 * q2, 2 * r2
-        if r2 >= d:
-            q2, r2 = q2 + 1, r2 - d
-        delta = d - r2
-        if not (q1 < delta or (q1 == delta and r1 == 0)):
-            return q2 + 1, p - width
-
-
-def _bound(name, dtype, operands, bounds, consts):
-    """An upper bound of integer op `name`'s result when it is known to lie in [0, bound]
-    (`bounds`: such bounds of values; `consts`: constants), else None. A sum or product counts
-    only while its bound stays within the dtype, so arithmetic that may wrap (a hash of an
-    int64 iota) is never taken for non-negative."""
-    a = bounds.get(operands[0])
-    b = bounds.get(operands[1]) if len(operands) > 1 else None
-    top = (1 << (BITS[dtype] - 1)) - 1 if dtype != "u8" else 255
-    if name in ("add", "mul"):
-        out = None if a is None or b is None else a + b if name == "add" else a * b
-    elif name == "rem":                     # the sign of the dividend, below the divisor
-        c = consts.get(operands[1])
-        out = a if a is None or not c else min(a, abs(c) - 1)
-    elif name == "div":                     # x / 0 is -1: a positive constant divisor only
-        c = consts.get(operands[1], 0)
-        out = a // c if a is not None and c > 0 else None
-    elif name == "shr":                     # logical: shifted down
-        out = a if a is None else a >> max(0, min(consts.get(operands[1], 0), 63))
-    elif name == "min":
-        out = None if a is None or b is None else min(a, b)
-    elif name == "max":
-        out = None if a is None and b is None else top if a is None or b is None else max(a, b)
-    elif name == "and":                     # the sign bit cleared by either
-        out = None if a is None and b is None else min(x for x in (a, b) if x is not None)
-    else:
-        out = None
-    return out if out is not None and out <= top else None
 
 
 def _int_imm(value):
@@ -470,11 +416,7 @@ class _Kernel:
         self.lines = []
         self.counts = {cls: 0 for cls, _ in REGISTERS}
         self.nlabels = 0
-        self.values = {}            # kl Value -> register
-        self.consts = {}            # kl Value -> Python number (constants)
-        self.bounds = {}            # integer kl Value -> b when it is known to lie in [0, b]
-                                    # (index arithmetic): its division by a constant needs
-                                    # no sign correction
+        self.values = {}            # kl Value -> register (or an immediate's text)
         self.shared = []            # .shared declarations of the kernel
         self.extern = []            # its dynamic shared array, declared at module scope
 
@@ -600,7 +542,6 @@ class _Kernel:
 
     # ---- structure --------------------------------------------------------------------------
     def _op_special(self, op):
-        self.bounds[op.results[0]] = SPECIAL_BOUNDS.get(op.attributes["register"], 2**31 - 1)
         self.define(op.results[0], self.op("mov.u32", "%" + op.attributes["register"]))
 
     def _op_constant(self, op):
@@ -608,21 +549,17 @@ class _Kernel:
         dtype = self._dtype(value)
         array = np.asarray(op.attributes["value"].array)
         cls = STORAGE[dtype][0]
+        if op.attributes.get("immediate", False):      # written into its users' instructions
+            return self.define(value, _int_imm(int(array)))
         if dtype == "i1":
-            self.consts[value] = bool(array)
             return self.define(value, self.op("mov.pred", int(bool(array)), cls="p"))
         if dtype in ("f16", "bf16"):
             bits = int(array.reshape(1).view(np.uint16)[0])
-            self.consts[value] = float(array.astype(np.float64))
             return self.define(value, self.op("mov.b16", "0x%04X" % bits, cls=cls))
         if dtype in ("f32", "f64"):
-            self.consts[value] = float(array)
             imm = "0f%08X" % struct.unpack("<I", struct.pack("<f", float(array)))[0] \
                 if dtype == "f32" else _math.D(float(array))
             return self.define(value, self.op(f"mov.{dtype}", imm))
-        self.consts[value] = int(array)
-        if int(array) >= 0:
-            self.bounds[value] = int(array)
         width = 64 if dtype == "i64" else 32
         return self.define(value, self.op(f"mov.b{width}", _int_imm(int(array)), cls=cls))
 
@@ -875,10 +812,6 @@ class _Kernel:
         lo, hi, step, *inits = op.operands
         body = op.regions[0].entry
         iv, *carried = body.arguments
-        if lo in self.bounds and step in self.bounds:       # it grows from lo, below hi,
-            top = max(0, self.bounds.get(hi, 2**63 - 1) - 1)  # as long as iv + step cannot
-            if top + self.bounds[step] < 2**63:                # wrap past 2^63 and go on
-                self.bounds[iv] = top
         self.define(iv, self._mov(self.reg(lo)))
         regs = [self.define(a, self._mov(self.reg(v))) for a, v in zip(carried, inits)]
         top, end = self.label(), self.label()
@@ -935,43 +868,24 @@ class _Kernel:
     def _op_select(self, op):
         (result,), operands = op.results, op.operands
         c, a, b = (self.values[v] for v in operands)
-        dtype = self._dtype(result)
-        if dtype == "i1":
-            x = self.op("and.pred", c, a)
-            y = self.op("and.pred", self.op("not.pred", c), b)
-            return self.define(result, self.op("or.pred", x, y))
-        cls = STORAGE[dtype][0]
-        if operands[1] in self.bounds and operands[2] in self.bounds:
-            self.bounds[result] = max(self.bounds[operands[1]], self.bounds[operands[2]])
+        cls = STORAGE[self._dtype(result)][0]
         self.define(result, self.op(f"selp.{SELECT_TYPE[cls]}", a, b, c))
 
     def _op_is_finite(self, op):
         dtype = self._dtype(op.operands[0])
-        if dtype not in STORAGE or STORAGE[dtype][0] not in ("f", "fd", "rs"):
+        if dtype not in ("f32", "f64"):
             self._unsupported("is_finite", dtype)
-        x, t = self._float_operand(op.operands[0], dtype)
-        self.define(op.results[0], self.op(f"testp.finite.{t}", x))
-
-    def _float_operand(self, value, dtype):
-        """(register, f32/f64) holding the float `value`, f16/bf16 widened to f32."""
-        if dtype in ("f16", "bf16"):
-            return self.widen32(self.reg(value), dtype), "f32"
-        return self.reg(value), dtype
+        self.define(op.results[0], self.op(f"testp.finite.{dtype}", self.reg(op.operands[0])))
 
     def _op_cmp(self, op):
         a, b = op.operands
         (result,) = op.results
         dtype = self._dtype(a)
         pred = COMPARE[op.attributes["predicate"]]
-        if dtype == "i1":
-            x, y = (self.op("selp.u32", 1, 0, self.reg(v)) for v in (a, b))
-            return self.define(result, self.op(f"setp.{pred}.u32", x, y))
-        if dtype in ("f64", "f32", "f16", "bf16"):
-            (x, t), (y, _) = self._float_operand(a, dtype), self._float_operand(b, dtype)
+        if dtype in ("f64", "f32"):
             pred = "neu" if pred == "ne" else pred
-        else:
-            x, y, t = self.reg(a), self.reg(b), STORAGE[dtype][1]
-        self.define(result, self.op(f"setp.{pred}.{t}", x, y))
+        self.define(result, self.op(f"setp.{pred}.{STORAGE[dtype][1]}", self.reg(a),
+                                    self.reg(b)))
 
     def _arith(self, op, name):
         # op.results / op.operands make new handles on each access: read them once
@@ -984,10 +898,8 @@ class _Kernel:
         if dtype == "i1":
             d = self._bool(name, args)
         elif dtype in BITS:
-            d = self._int(name, dtype, args, operands)
-            bound = _bound(name, dtype, operands, self.bounds, self.consts)
-            if bound is not None:
-                self.bounds[result] = bound
+            d = self._int(name, dtype, args, name in ("div", "rem") and
+                          op.attributes.get("safe_divisor", False))
         elif name in ("max", "min") and op.attributes.get("approx", False):
             d = self.op(f"{name}.f32", *args)
         elif name == "exp2" and op.attributes.get("approx", False):
@@ -1001,18 +913,17 @@ class _Kernel:
             return self.op("not.pred", args[0])
         if name not in BOOL:
             self._unsupported(name, "i1")
-        return self.op(f"{BOOL[name]}.pred", *args)
+        return self.op(f"{name}.pred", *args)
 
-    def _int(self, name, dtype, args, operands):
+    def _int(self, name, dtype, args, safe_divisor):
+        """Integer op `name` on registers `args`; `safe_divisor`: a div or rem whose divisor
+        is never 0 or -1, the plain hardware division."""
         cls, t, _, _, _ = STORAGE[dtype]
         if name not in INT and name != "shra":
             self._unsupported(name if name != "shra" else "shr", dtype, "a float-only op")
-        constant_divisor = name in ("div", "rem") and operands[1] in self.consts and \
-            self.consts[operands[1]] not in (0, -1)
-        if constant_divisor and dtype in ("i32", "i64"):
-            return self._by_constant(name, dtype, args[0], self.consts[operands[1]],
-                                     operands[0] in self.bounds)
-        key = (name, dtype, constant_divisor)
+        if name in SHIFT and args[1][0] != "%":    # a legalizer's immediate: within [0, bits)
+            return self.op(f"{SHIFT[name]}{64 if dtype == 'i64' else 32}", *args, cls=cls)
+        key = (name, dtype, safe_divisor)
         opcode = _OPCODE.get(key)
         if opcode is not None:
             return self.op(opcode, *args, cls=cls)
@@ -1021,8 +932,8 @@ class _Kernel:
             text = INT["shra" if name == "shra" else name]
             if isinstance(text, dict):
                 text = text["u" if dtype == "u8" else "s"]
-            if constant_divisor:
-                text = f"{name}.{{t}} {{d}}, {{a}}, {{b}}"    # a constant divisor needs no guard
+            if safe_divisor:
+                text = f"{name}.{{t}} {{d}}, {{a}}, {{b}}"
             w, n = (64 if dtype == "i64" else 32), BITS[dtype]
             for line, alias, needed in (("cvt.u32.u{w} {r0}, {v0}", ("{r0}", "{v0}"), w == 64),
                                         ("and.b{w} {v1}, {a}, {mask}", ("{v1}", "{a}"), n < w),
@@ -1031,49 +942,24 @@ class _Kernel:
                     text = text.replace(line, "").replace(*alias)
             lines = _PREBOUND[key] = _prebound(
                 text, dict(t=t, w=w, n=n, n1=n - 1, mask=(1 << n) - 1))
-            if dtype not in SMALL and _one_instruction(lines):
+            if _one_instruction(lines):
                 _OPCODE[key] = _one_instruction(lines)
         d = self.new(cls)
         bind = dict(zip("abc", args))
         bind["d"] = d
         self._emit_lines(lines, cls, bind)
-        if dtype in SMALL and name not in CLOSED:
-            self.template(SMALL[dtype], cls, d=d)
         return d
 
-    def _by_constant(self, name, dtype, a, c, nonneg):
-        """Truncating a / c or a % c for a literal c (not 0 or -1) by shifts or a multiply-high;
-        `nonneg`: a is known >= 0 (no sign correction). ptxas strength-reduces neither: it
-        calls a division routine of about a hundred instructions (64-bit) or inlines a
-        reciprocal sequence (32-bit), even for a literal."""
-        w = 64 if dtype == "i64" else 32
-        t = f"s{w}"
-        size = abs(c)
-        if size == 1:
-            q = a if c == 1 else self.op(f"neg.{t}", a)
-        elif size & (size - 1) == 0 and nonneg:
-            if name == "rem":
-                return self.op(f"and.b{w}", a, _int_imm(size - 1))
-            q = self.op(f"shr.u{w}", a, size.bit_length() - 1)
-        elif size & (size - 1) == 0:                   # 2^k: bias negative a by 2^k - 1
-            k = size.bit_length() - 1
-            bias = self.op(f"shr.u{w}", self.op(f"shr.s{w}", a, w - 1), w - k)
-            biased = self.op(f"add.{t}", a, bias)
-            if name == "rem":
-                return self.op(f"sub.{t}", a, self.op(f"and.b{w}", biased, _int_imm(-size)))
-            q = self.op(f"shr.{t}", biased, k)
-        else:
-            m, shift = _signed_magic(size, w)
-            q = self.op(f"mul.hi.{t}", a, _int_imm(m - (1 << w) if m >> (w - 1) else m))
-            if m >> (w - 1):                           # the multiplier wrapped to negative
-                q = self.op(f"add.{t}", q, a)
-            if shift:
-                q = self.op(f"shr.{t}", q, shift)
-            if not nonneg:
-                q = self.op(f"add.{t}", q, self.op(f"shr.u{w}", a, w - 1))   # +1 if a < 0
-        if name == "div":
-            return q if c > 0 or size == 1 else self.op(f"neg.{t}", q)
-        return self.op(f"sub.{t}", a, self.op(f"mul.lo.{t}", q, _int_imm(size)))
+    def _op_wrap(self, op):
+        """Re-extend, in place, the register of the one op result `kl.wrap` follows."""
+        x = self.reg(op.operands[0])
+        self.template(SMALL[self._dtype(op.results[0])], "r", d=x)
+        self.define(op.results[0], x)
+
+    def _op_mul_hi(self, op):
+        (result,), (a, b) = op.results, op.operands
+        t = STORAGE[self._dtype(result)][1]
+        self.define(result, self.op(f"mul.hi.{t}", self.reg(a), self.reg(b)))
 
     # ---- floats -----------------------------------------------------------------------------
     def widen32(self, x, dtype):
@@ -1109,7 +995,7 @@ class _Kernel:
     def _float(self, name, dtype, args):
         if name in ("and", "or", "xor", "not", "shl", "shr", "shra"):
             self._unsupported("shr" if name == "shra" else name, dtype, "an integer-only op")
-        if dtype in ("f16", "bf16"):
+        if dtype in ("f16", "bf16"):    # legalize widened the rest to f32
             if name == "fma":
                 return self.op(f"fma.rn.{dtype}", *args)
             if name in ("neg", "abs"):
@@ -1121,8 +1007,6 @@ class _Kernel:
                                          dtype)
                 return self.narrow64(self._core(name, [self.widen64(a, dtype) for a in args]),
                                      dtype)
-            wide = [self.widen32(a, dtype) for a in args]
-            return self.narrow32(self._float(name, "f32", wide), dtype)
         if name in TRANSCENDENTAL or name == "pow":
             if dtype == "f64":
                 if name == "rsqrt":
@@ -1165,9 +1049,6 @@ class _Kernel:
     def _op_convert(self, op):
         (source,), (result,) = op.operands, op.results
         src, dst = self._dtype(source), self._dtype(result)
-        bound = self.bounds.get(source)
-        if bound is not None and dst in BITS and bound < 1 << (BITS[dst] - (dst != "u8")):
-            self.bounds[result] = bound             # the same value in the new dtype
         self.define(result, self.convert(self.reg(source), src, dst))
 
     def convert(self, x, src, dst):
@@ -1176,8 +1057,7 @@ class _Kernel:
             return self._mov(x)
         if dst == "i1":
             if src in floats:
-                y, t = (self.widen32(x, src), "f32") if src in ("f16", "bf16") else (x, src)
-                return self.op(f"setp.neu.{t}", y, FLOAT_IMM[t]["zero"])
+                return self.op(f"setp.neu.{src}", x, FLOAT_IMM[src]["zero"])
             return self.op(f"setp.ne.{STORAGE[src][1]}", x, 0)
         if src == "i1":
             if dst in ("f16", "bf16"):
@@ -1190,10 +1070,7 @@ class _Kernel:
                 return self.narrow64(x, dst)
             if dst == "f64":
                 return self.widen64(x, src)
-            if src == "f32":
-                return self.narrow32(x, dst)
-            wide = self.widen32(x, src)
-            return wide if dst == "f32" else self.narrow32(wide, dst)
+            return self.narrow32(x, dst) if src == "f32" else self.widen32(x, src)
         if dst in floats:                               # from an integer
             it = {"i64": "s64", "u8": "u32"}.get(src, "s32")
             if dst != "bf16":
@@ -1206,21 +1083,17 @@ class _Kernel:
             odd = self.op("selp.b32", self.op("or.b32", bits, 1), bits, inexact)
             return self.narrow32(self.op("mov.b32", odd, cls="f"), "bf16")
         if src in floats:                               # float -> integer, saturating
-            y, t = (self.widen32(x, src), "f32") if src in ("f16", "bf16") else (x, src)
             it = {"i64": "s64", "u8": "u32"}.get(dst, "s32")
-            v = self.op(f"cvt.rzi.{it}.{t}", y)
-            if t == "f64" or dst == "i64":      # the ISA gives 1 << (width - 1) for a NaN here
-                v = self.op(f"selp.b{it[1:]}", 0, v, self.op(f"setp.nan.{t}", y, y))
+            v = self.op(f"cvt.rzi.{it}.{src}", x)
+            if src == "f64" or dst == "i64":    # the ISA gives 1 << (width - 1) for a NaN here
+                v = self.op(f"selp.b{it[1:]}", 0, v, self.op(f"setp.nan.{src}", x, x))
             if dst == "u8":
                 return self.op("min.u32", v, 255)
             if dst in ("i32", "i64"):
                 return v
             lo, hi = (-128, 127) if dst == "i8" else (-32768, 32767)
             return self.op("min.s32", self.op("max.s32", v, lo), hi)
-        # integer -> integer: truncate, then re-extend into the destination's range
+        # integer -> integer: extend, or truncate (legalize re-extends a small destination)
         if dst == "i64":
             return self.op("cvt.u64.u32" if src == "u8" else "cvt.s64.s32", x)
-        d = self.op("cvt.u32.u64", x) if src == "i64" else self._mov(x)
-        if dst in SMALL:
-            self.template(SMALL[dst], "r", d=d)
-        return d
+        return self.op("cvt.u32.u64", x) if src == "i64" else self._mov(x)
