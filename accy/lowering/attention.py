@@ -64,7 +64,8 @@ from accy.lowering.elementwise import Lowering, start_kernel
 from accy.lowering.kl import MMA_TYPES
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, Launch
 from accy.passes.shape_layout import row_major_strides
-from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
+from accy.tensor.dialect import ATTENTION_COMPUTE
+from accy.tensor.semantics import accumulation_type
 
 BM = 64                 # query rows per block (16 a warp), unless a generated schedule says
 HEAD_DIMS = (64, 128)   # head dims (of q·k, and of v) on the flash path

@@ -96,7 +96,7 @@ from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, MAX_SHARED, SMS, Launch
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
-from accy.tensor.dialect import accumulation_type
+from accy.tensor.semantics import accumulation_type
 
 FLOATS = ("f64", "f32", "f16", "bf16")
 MMA_OPERANDS = ("f16", "bf16")

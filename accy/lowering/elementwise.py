@@ -46,7 +46,7 @@ from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, pointee, ptr_type, sc
 from accy.passes.outline import GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, Launch
 from accy.passes.schedule import dense_constant
 from accy.passes.shape_layout import row_major_strides
-from accy.tensor.dialect import default_compare_type
+from accy.tensor.semantics import default_compare_type
 
 BINARY = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
           "remainder": "rem", "maximum": "max", "minimum": "min", "power": "pow",
