@@ -159,7 +159,7 @@ def edge_pairs(rng, dtype, extra=16, **kw):
     return x, y
 
 
-# ---- correct rounding (independent of accy.reference.round_to) ---------------------------------
+# ---- correct rounding (independent of accy.tensor.semantics.round_to) -------------------------
 
 def _inf_bits(dtype):
     d = NP[dtype]

@@ -13,7 +13,7 @@ import accy
 import accy.ops as ops
 from accy.frontend.promotion import PARENTS, UPPER, join, result_dtype
 from accy.ir import parse, numpy_dtype
-from accy.reference import convert
+from accy.tensor.semantics import convert
 
 RNG = np.random.default_rng()
 DTYPES = list(PARENTS)

@@ -1239,9 +1239,19 @@ cdef OpIterator make_iterator(Context c, list ids):
     return it
 
 
-def _text():
-    from accy._core import text
-    return text
+# The verifier and the text forms walk this module's storage (they cimport it), so they sit
+# above it: accy/_core/__init__.py hands their entry points down once both are loaded, for the
+# handles' verify, print and fingerprint.
+cdef object _verify = None
+cdef object _print_op = None
+cdef object _fingerprint = None
+
+
+def install_verifier_and_printer(verify, print_op, fingerprint):
+    """Give `Operation.verify`, `.print` and `.fingerprint` their implementations
+    (`verify.verify`, `text.print_op`, `text.fingerprint`)."""
+    global _verify, _print_op, _fingerprint
+    _verify, _print_op, _fingerprint = verify, print_op, fingerprint
 
 
 @cython.auto_pickle(False)
@@ -1536,18 +1546,17 @@ cdef class Operation:
     def verify(self):
         """Raise VerifyError for the first broken rule in this op and below."""
         self.check()
-        from accy._core.verify import verify
-        verify(self)
+        _verify(self)
 
     def print(self, generic=False):
         """Text of this op: accy's pretty form, or MLIR's generic form."""
         self.check()
-        return _text().print_op(self, generic)
+        return _print_op(self, generic)
 
     def fingerprint(self):
         """sha256 hex of this op's structure: independent of names, ids and process."""
         self.check()
-        return _text().fingerprint(self)
+        return _fingerprint(self)
 
 
 @cython.auto_pickle(False)

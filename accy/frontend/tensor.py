@@ -14,6 +14,7 @@ import numpy as np
 from accy._core.types import INT_DTYPES, dtype_of_numpy, numpy_dtype
 from accy.errors import AccyError, TypeError as DTypeError
 from accy.frontend.promotion import weak_kind
+from accy.tensor.semantics import convert
 
 _STATE = threading.local()
 
@@ -206,5 +207,4 @@ def as_dtype(x, dtype, op="asarray"):
 
 def converted(array, dtype):
     """A constant Tensor of `dtype` holding numpy `array` converted by `tensor.convert`'s rule."""
-    from accy.reference import convert     # imported when first needed, as in jit
     return Tensor(emitter().constant(convert(array, dtype), dtype))

@@ -67,7 +67,8 @@ from accy.lowering.mma import CHUNK, PAD, ldmatrix_lane
 from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetProfile
-from accy.tensor.dialect import ATTENTION_COMPUTE, accumulation_type
+from accy.tensor.dialect import ATTENTION_COMPUTE
+from accy.tensor.semantics import accumulation_type
 
 BM = 64                 # query rows per block (16 a warp), unless a generated schedule says
 HEAD_DIMS = (64, 128)   # head dims (of q·k, and of v) on the flash path

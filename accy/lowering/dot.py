@@ -100,7 +100,7 @@ from accy.lowering.values import Affine, Lowering, identity_index, start_kernel
 from accy.passes.schedule import DOT_TILE
 from accy.passes.shape_layout import row_major_strides
 from accy.passes.target import TargetError
-from accy.tensor.dialect import accumulation_type
+from accy.tensor.semantics import accumulation_type
 
 FLOATS = ("f64", "f32", "f16", "bf16")
 MMA_OPERANDS = ("f16", "bf16")

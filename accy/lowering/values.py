@@ -18,7 +18,7 @@ from accy.errors import AccyError, UnsupportedError
 from accy.lowering.kl import KernelBuilder, ptr_type, scalar
 from accy.passes.schedule import dense_constant
 from accy.passes.shape_layout import row_major_strides
-from accy.tensor.dialect import default_compare_type
+from accy.tensor.semantics import default_compare_type
 
 
 class Affine(NamedTuple):

@@ -18,11 +18,11 @@ from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.folds import fold_for
 from accy.tensor.patterns import PATTERNS
+from accy.tensor.semantics import DOT_DIMENSIONS, accumulation_type, default_compare_type
 
 NUMERIC = FLOAT_DTYPES | INT_DTYPES
 ANY = frozenset(DTYPES)
 INT_OR_BOOL = INT_DTYPES | {"i1"}
-SIGNED = frozenset(("i64", "i32", "i16", "i8"))
 _CLASS_NAMES = {ANY: "any dtype", NUMERIC: "a numeric dtype", FLOAT_DTYPES: "a float dtype",
                 INT_DTYPES: "an integer dtype", INT_OR_BOOL: "an integer or i1 dtype"}
 
@@ -111,10 +111,6 @@ def _unary(allowed):
         _check_class("C1", t.dtype, allowed)
         return (t,)
     return rule
-
-
-def default_compare_type(dtype):
-    return "FLOAT" if dtype in FLOAT_DTYPES else "SIGNED" if dtype in SIGNED else "UNSIGNED"
 
 
 def _compare(ins, attrs, outs):
@@ -288,28 +284,15 @@ def _gather(ins, attrs, outs):
     return (TensorType(x.dtype, idx.shape),)
 
 
-ACCUMULATION = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i64": "i64"}
 # dtype -> the dtypes that hold every one of its values (what an accumulation may be)
 HOLDS = {"f16": ("f16", "f32", "f64"), "bf16": ("bf16", "f32", "f64"), "f32": ("f32", "f64"),
          "f64": ("f64",), "u8": ("u8", "i16", "i32", "i64"), "i8": ("i8", "i16", "i32", "i64"),
          "i16": ("i16", "i32", "i64"), "i32": ("i32", "i64"), "i64": ("i64",)}
 
 
-def accumulation_type(attrs, dtype):
-    """The dtype a dot_general multiplies and sums in."""
-    given = attrs.get("accumulation_type")
-    return ACCUMULATION.get(dtype, "i32") if given is None else given
-
-
-def dot_dimensions(attrs):
-    return tuple(_dims(attrs, name, ()) for name in (
-        "lhs_batching_dimensions", "rhs_batching_dimensions",
-        "lhs_contracting_dimensions", "rhs_contracting_dimensions"))
-
-
 def _dot_general(ins, attrs, outs):
     lhs, rhs = _tensor(ins[0], "lhs"), _tensor(ins[1], "rhs")
-    lb, rb, lc, rc = dot_dimensions(attrs)
+    lb, rb, lc, rc = (_dims(attrs, name, ()) for name in DOT_DIMENSIONS)
     if len(lb) != len(rb) or len(lc) != len(rc):
         raise _shape_error("C24", "batching and contracting lists must pair up")
     for dims, t, side in ((lb + lc, lhs, "lhs"), (rb + rc, rhs, "rhs")):

@@ -1,7 +1,8 @@
 """Folds of the tensor dialect, for `canonicalize`.
 
-Constant operands fold through the reference interpreter's own handler for the op, so a folded
-constant is exactly what the program would have computed (by definition of the semantics);
+Constant operands fold through the op's evaluator in `accy.tensor.semantics`, the one the
+reference interpreter runs, so a folded constant is exactly what the program would have computed
+(by definition of the semantics);
 results above FOLD_LIMIT elements are left alone to keep modules small (so a broadcast scalar
 becomes a splat constant, and identities such as `x * 1` see it, only up to that size). A
 fold that would grow a dense constant (a result with more elements than its operands that are
@@ -13,10 +14,11 @@ import numpy as np
 
 from accy._core.attributes import DenseAttr
 from accy.passes.folding import BinaryFold, splat_bits
+from accy.tensor.semantics import EVALUATORS
 
 FOLD_LIMIT = 4096
 
-# Binary identities (the constant-constant case goes through the reference instead).
+# Binary identities (the constant-constant case goes through the evaluator instead).
 _IDENTITIES = {
     "add": BinaryFold(None, right_identity=0, float_right_identity=-0.0, left_identity=0,
                       float_left_identity=-0.0),
@@ -58,7 +60,7 @@ def _grows(folded, operands):
 
 
 class TensorFold:
-    """OpDef.fold for a tensor op: constants through the reference, then identities."""
+    """OpDef.fold for a tensor op: constants through its evaluator, then identities."""
 
     def __init__(self, name, identities=None, shape_identity=False):
         self.name = name
@@ -80,8 +82,7 @@ class TensorFold:
 
     @staticmethod
     def _evaluate(op, arrays):
-        from accy.reference import HANDLERS, Interpreter
-        (value,) = HANDLERS[op.name](Interpreter(), op, arrays, {})
+        value = EVALUATORS[op.name](op, *arrays)
         t = op.result_types[0]
         return DenseAttr(np.asarray(value).reshape(t.shape), t.dtype)
 
