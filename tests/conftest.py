@@ -1,4 +1,5 @@
-"""Shared fixtures: a small `test` dialect (registered once per session) and IR builders."""
+"""Shared fixtures: a small `test` dialect (registered once per session) and IR builders, a
+random generator (`rng`), ptxas (`ptxas`) and the CUDA test kernels' PTX (`ptx`)."""
 import os
 
 import numpy as np
@@ -9,6 +10,8 @@ from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, O
                      TensorType, VARIADIC, register_dialect, traits)
 from accy.passes.folding import BinaryFold
 from accy.passes.rewrite import Pattern
+
+from ptxas_check import assemble
 
 # every kernel the tests compile is verified (kernelization skips it outside tests and
 # debugging: accy.lowering.kernelize.verify_kernels)
@@ -151,7 +154,16 @@ def ptx(tmp_path_factory):
 
 @pytest.fixture
 def rng():
-    return np.random.default_rng()
+    """A fresh generator; its seed is printed, so that a failing test's output gives it."""
+    seed = np.random.SeedSequence().entropy
+    print(f"rng seed: {seed}")
+    return np.random.default_rng(seed)
+
+
+@pytest.fixture(scope="session")
+def ptxas():
+    """assemble(text): ptxas for sm_80 and sm_90, no errors, warnings or spills (ptxas_check)."""
+    return assemble
 
 
 def pytest_collection_modifyitems(config, items):

@@ -20,7 +20,7 @@ from accy.passes.plans import prepare
 from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError
 from accy.passes.shape_layout import SHAPE_LAYOUT
 
-from test_plan_properties import run_items
+from plan_helpers import run_items
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "plans"
 UPDATE = os.environ.get("ACCY_UPDATE_GOLDEN") == "1"
