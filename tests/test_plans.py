@@ -20,6 +20,7 @@ from accy.passes.plans import prepare
 from accy.passes.schedule import CHEAP, KINDS, SCHEDULE_PLAN, ScheduleError
 from accy.passes.shape_layout import SHAPE_LAYOUT
 
+from ir_helpers import build_func
 from plan_helpers import run_items
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "plans"
@@ -254,7 +255,6 @@ def test_every_kind_is_known_and_cheap_ops_are_copied():
 
 
 def test_an_op_without_a_rule_is_an_error(ctx, builder):
-    from conftest import build_func
     _, func, block, _ = build_func(ctx, inputs=(), results=())
     b = builder.at_end(block)
     b.create("test.count", attributes={"n": IntAttr(1)})
