@@ -96,7 +96,8 @@ def test_golden_ptx_assembles_and_runs(case):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         if compare == "exact":
-            np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
+            np.testing.assert_array_equal(g.reshape(-1).view(np.uint8),
+                                          w.reshape(-1).view(np.uint8))
         else:
             rtol, atol = compare
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)

@@ -23,8 +23,9 @@ SOURCE = pathlib.Path(__file__).resolve().parent.parent / "accy"
 # optional or heavy piece belongs here, never an import moved into a function to break a circle.
 ANY = "any accy module"
 LAZY_IMPORTS = {
-    # the command line: each command imports the compiler pieces it runs, so that `accy --help`
-    # and a usage error answer without loading the compiler
+    # the command line: each command imports what it runs (the planner and the lowering, the
+    # reference interpreter, the bundled model), so that `accy opt` and a usage error start
+    # without them
     "accy.__main__": ANY,
     # the PTX emulator (an interpreter of the whole instruction set) loads only when a program
     # runs on the emulator device
@@ -264,7 +265,7 @@ def test_lazy_imports_are_all_still_made():
                 assert (importer, imported) in made, f"{importer} -> {imported}"
 
 
-# ---- the scan itself, on small sources ------------------------------------------------------------
+# ---- the scan itself, on small sources ------------------------------------------------------
 
 def scan_source(tmp_path, files):
     """accy_imports of a package made of `files` ({relative path: text}) under tmp_path/accy."""
