@@ -1,4 +1,5 @@
-"""Helpers for tests of the `accy` command."""
+"""Helpers for tests of the `accy` command: `cli_error`, and `function_ir`, the text of a small IR
+module to feed it (and `accy.compile`)."""
 from accy.__main__ import main
 
 
@@ -11,3 +12,16 @@ def cli_error(capsys, *argv, one_line=False):
     if one_line:
         assert len(err.strip().splitlines()) == 1, err
     return err
+
+
+def function_ir(sym_name, shape="4x8"):
+    """An IR module with one function `sym_name` (written as an IR string literal) doubling a
+    tensor<SHAPExf32>."""
+    t = f"tensor<{shape}xf32>"
+    return ("builtin.module ({\n"
+            f'  builtin.func <{{function_type = ({t}) -> {t}, sym_name = "{sym_name}"}}> ({{\n'
+            f"  ^bb0(%a: {t}):\n"
+            f"    %b = tensor.add %a, %a : {t}\n"
+            "    builtin.return %b\n"
+            "  })\n"
+            "})\n")

@@ -78,6 +78,12 @@ def run_op(name, *arrays, result_type=None, **attrs):
     return out
 
 
+def softmax64(x, axis=-1):
+    """numpy's softmax of `x` along `axis`, in x's dtype (float64 for an expectation)."""
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
 # ---- random data with edge values -------------------------------------------------------------
 
 def float_edges(dtype):

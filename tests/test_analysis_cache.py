@@ -19,7 +19,7 @@ from accy.ir import Builder, Capacity, Context, Module
 from accy.passes.core import AnalysisDescriptor, Pass, WorkContract, stable_id
 from accy.passes.manager import PassManager
 from accy.passes.pipeline import Nest
-from conftest import F32, build_func
+from ir_helpers import F32, build_func
 
 LOCAL = AnalysisDescriptor("test.cache.local")      # on a leaf op: reads nothing
 FUNC = AnalysisDescriptor("test.cache.func")        # on a func: reads LOCAL of its leaves

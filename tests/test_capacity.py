@@ -9,7 +9,7 @@ import pytest
 from accy.ir import (Block, Builder, Capacity, CapacityError, Context, DenseAttr, Module,
                      SymbolRefAttr, TensorType, parse)
 from child_process import run_bounded
-from conftest import F32, I32, build_func, counts
+from ir_helpers import F32, I32, build_func, counts
 
 FIELDS = ["max_operations", "max_values", "max_blocks", "max_attribute_bytes",
           "max_analysis_bytes", "max_analysis_entries"]

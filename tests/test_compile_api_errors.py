@@ -6,7 +6,8 @@ import pytest
 
 import accy
 import accy.ir as ir
-from test_hardening_cli import function_ir
+
+from cli_helpers import function_ir
 
 
 def test_a_module_as_a_plain_operation_is_told_what_to_pass():

@@ -9,7 +9,6 @@ from accy.lowering.kl import KernelBuilder, ptr_type
 from accy.lowering.ptx import emit_module
 from accy.runtime.emulator.driver import Emulator
 
-from test_ptx_emitter import ptxas  # noqa: F401  (a fixture)
 
 
 def strided_copy(stride, width):

@@ -53,11 +53,6 @@ def bits_equal(actual, expected, what=""):
                           f"{actual[bad[0]]!r}, expected {expected[bad[0]]!r}")
 
 
-@pytest.fixture
-def rng():
-    return np.random.default_rng()
-
-
 @pytest.mark.parametrize("path", PTX_FILES, ids=[p.name for p in PTX_FILES])
 def test_ptxas_accepts(path):
     ptxas = find_ptxas()

@@ -15,6 +15,8 @@ from accy.frontend.promotion import PARENTS, UPPER, join, result_dtype
 from accy.ir import parse, numpy_dtype
 from accy.tensor.semantics import convert
 
+from tensor_helpers import softmax64
+
 RNG = np.random.default_rng()
 DTYPES = list(PARENTS)
 
@@ -52,11 +54,6 @@ def halves(*shape):
 # ---- numpy formulas (float64) -----------------------------------------------------------------
 
 erf64 = np.vectorize(math.erf)
-
-
-def softmax64(x, axis=-1):
-    e = np.exp(x - x.max(axis, keepdims=True))
-    return e / e.sum(axis, keepdims=True)
 
 
 def attention64(q, k, v, mask=None, causal=False, scale=None):

@@ -13,20 +13,7 @@ import pytest
 from accy.__main__ import main, output_stem
 
 from child_process import run_bounded
-from cli_helpers import cli_error
-
-
-def function_ir(sym_name, shape="4x8"):
-    """An IR module with one function `sym_name` (written as an IR string literal) doubling a
-    tensor<SHAPExf32>."""
-    t = f"tensor<{shape}xf32>"
-    return ("builtin.module ({\n"
-            f'  builtin.func <{{function_type = ({t}) -> {t}, sym_name = "{sym_name}"}}> ({{\n'
-            f"  ^bb0(%a: {t}):\n"
-            f"    %b = tensor.add %a, %a : {t}\n"
-            "    builtin.return %b\n"
-            "  })\n"
-            "})\n")
+from cli_helpers import cli_error, function_ir
 
 
 def files_under(folder):

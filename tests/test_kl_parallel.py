@@ -12,7 +12,6 @@ from accy.lowering.ptx import emit_module
 from accy.runtime.emulator.driver import Emulator
 
 from tensor_helpers import NP, assert_bits, random_array
-from test_ptx_emitter import ptxas  # noqa: F401  (a fixture)
 
 ALL = ("f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "i1")
 

@@ -15,7 +15,6 @@ import accy.ops as ops
 from accy.runtime.program import Ref
 from accy._core.types import numpy_dtype
 from accy.ir import parse
-from test_ptx_emitter import ptxas  # noqa: F401  (a fixture)
 
 FLOATS = ("f32", "f16", "bf16", "f64")
 WIDE = FLOATS + ("i32", "i64", "i16")
@@ -37,7 +36,7 @@ def bits(a):
     return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
-def check(fn, args, schedules, ptxas):  # noqa: F811 (the fixture)
+def check(fn, args, schedules, ptxas):
     """Compile `fn` (or a module), check the kernels' schedules, assemble the PTX and compare
     the emulator with the reference bit for bit."""
     exe = accy.compile(fn, *args) if callable(fn) else accy.compile(fn)
@@ -59,7 +58,7 @@ SIZES = [1, 3, 37, 1000, 2051]      # 1000: whole vectors, not whole blocks; 205
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("dtype", WIDE)
-def test_vector_schedule_per_dtype_and_size(dtype, size, rng, ptxas):  # noqa: F811
+def test_vector_schedule_per_dtype_and_size(dtype, size, rng, ptxas):
     x, y = draw(rng, (size,), dtype), draw(rng, (size,), dtype)
     exe = check(lambda x, y: ops.maximum(x * y - x, y), [x, y], ["vector"], ptxas)
     width = 16 // numpy_dtype(dtype).itemsize
@@ -68,7 +67,7 @@ def test_vector_schedule_per_dtype_and_size(dtype, size, rng, ptxas):  # noqa: F
 
 
 @pytest.mark.parametrize("dtype", ["i8", "u8", "i1"])
-def test_one_byte_dtypes_stay_serial(dtype, rng, ptxas):  # noqa: F811
+def test_one_byte_dtypes_stay_serial(dtype, rng, ptxas):
     x, y = draw(rng, (37,), dtype), draw(rng, (37,), dtype)
     fn = (lambda x, y: x ^ y) if dtype == "i1" else (lambda x, y: x * y + x)
     check(fn, [x, y], ["serial"], ptxas)
@@ -76,7 +75,7 @@ def test_one_byte_dtypes_stay_serial(dtype, rng, ptxas):  # noqa: F811
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (37, 29), (16, 64)], ids=str)
 @pytest.mark.parametrize("dtype", ["f32", "bf16", "i64"])
-def test_broadcasts_are_scalar_lanes_beside_vectors(dtype, shape, rng, ptxas):  # noqa: F811
+def test_broadcasts_are_scalar_lanes_beside_vectors(dtype, shape, rng, ptxas):
     """A row, a column and a scalar broadcast: loaded per lane, the rest as vectors."""
     rows, cols = shape
     args = [draw(rng, shape, dtype), draw(rng, (cols,), dtype), draw(rng, (rows, 1), dtype),
@@ -88,7 +87,7 @@ def test_broadcasts_are_scalar_lanes_beside_vectors(dtype, shape, rng, ptxas):  
 @pytest.mark.parametrize("ins,out", [("f16", "f32"), ("f32", "f16"), ("bf16", "f64"),
                                      ("i8", "f32"), ("f32", "i1"), ("i32", "i64"),
                                      ("f64", "bf16")])
-def test_mixed_input_and_output_dtypes(ins, out, size, rng, ptxas):  # noqa: F811
+def test_mixed_input_and_output_dtypes(ins, out, size, rng, ptxas):
     """The width follows the widest vectored access; 1-byte accesses are scalar lanes."""
     x, y = draw(rng, (size,), ins), draw(rng, (size,), ins)
     if out == "i1":
@@ -99,7 +98,7 @@ def test_mixed_input_and_output_dtypes(ins, out, size, rng, ptxas):  # noqa: F81
 
 
 @pytest.mark.parametrize("dtype,size", [("f32", 1001), ("f16", 37), ("i64", 5)])
-def test_in_place_output_of_a_donated_argument(dtype, size, rng, ptxas):  # noqa: F811
+def test_in_place_output_of_a_donated_argument(dtype, size, rng, ptxas):
     x, y = draw(rng, (size,), dtype), draw(rng, (size,), dtype)
     module = accy.jit(lambda x, y: x * 3 + y).lower(x, y)
     next(iter(module.body)).set_attribute("accy.donate", (0,))
@@ -108,7 +107,7 @@ def test_in_place_output_of_a_donated_argument(dtype, size, rng, ptxas):  # noqa
     assert program.results[0].ref == Ref(program.arguments[0]), program.text()  # in place
 
 
-def test_loop_kernels_read_and_write_buffers_at_arena_offsets(rng, ptxas):  # noqa: F811
+def test_loop_kernels_read_and_write_buffers_at_arena_offsets(rng, ptxas):
     """An iterate's state buffers (37 f16 each) lie at 256-byte offsets of the arena."""
     x, y = draw(rng, (37,), "f16"), draw(rng, (37,), "f16")
     exe = check(lambda x, y: ops.fori_loop(0, 3, lambda i, v: v * 0.5 + y, x) * 3 - x,
@@ -126,7 +125,7 @@ def test_loop_kernels_read_and_write_buffers_at_arena_offsets(rng, ptxas):  # no
 ], ids=str)
 @pytest.mark.parametrize("dtype", ["f32", "f16", "f64"])
 def test_two_dim_transpose_with_fused_elementwise(shape, schedule, dtype, rng,
-                                                  ptxas):  # noqa: F811
+                                                  ptxas):
     x, b = draw(rng, shape, dtype), draw(rng, shape[:1], dtype)
     check(lambda x, b: ops.transpose(x) * 2 + b, [x, b], [schedule], ptxas)
 
@@ -134,7 +133,7 @@ def test_two_dim_transpose_with_fused_elementwise(shape, schedule, dtype, rng,
 @pytest.mark.parametrize("shape,perm", [((3, 33, 17), (0, 2, 1)), ((2, 1, 40, 3), (0, 1, 3, 2)),
                                         ((4, 5, 6), (2, 1, 0)), ((2, 70, 3, 35), (0, 3, 2, 1))],
                          ids=str)
-def test_batched_transpose(shape, perm, rng, ptxas):  # noqa: F811
+def test_batched_transpose(shape, perm, rng, ptxas):
     x = draw(rng, shape, "f32")
     out = tuple(shape[p] for p in perm)
     r = draw(rng, out[-1:], "f32")
@@ -142,7 +141,7 @@ def test_batched_transpose(shape, perm, rng, ptxas):  # noqa: F811
           ptxas)
 
 
-def test_transpose_of_bools_and_several_transposed_inputs(rng, ptxas):  # noqa: F811
+def test_transpose_of_bools_and_several_transposed_inputs(rng, ptxas):
     """i1 is staged as u8; two transposed inputs share the tiles' walk."""
     m, x, y = draw(rng, (40, 9), "i1"), draw(rng, (40, 9), "bf16"), draw(rng, (9, 40), "bf16")
     check(lambda m, x, y: (ops.where(ops.transpose(m), ops.transpose(x), y),
@@ -153,7 +152,7 @@ def test_transpose_of_bools_and_several_transposed_inputs(rng, ptxas):  # noqa: 
 # ---- gather -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("idx_dtype", ["i32", "i64", "i8"])
-def test_take_with_indices_in_and_out_of_range(idx_dtype, rng, ptxas):  # noqa: F811
+def test_take_with_indices_in_and_out_of_range(idx_dtype, rng, ptxas):
     """numpy's negative indices wrap once; what is still out of range clamps."""
     x = draw(rng, (7, 9), "f32")
     i = rng.integers(-20, 20, (5, 3)).astype(numpy_dtype(idx_dtype))
@@ -162,7 +161,7 @@ def test_take_with_indices_in_and_out_of_range(idx_dtype, rng, ptxas):  # noqa: 
     check(lambda x, j: ops.take(x, j, axis=0) - x[0], [x, j], ["vector"], ptxas)
 
 
-def test_take_along_axis_with_fused_producers(rng, ptxas):  # noqa: F811
+def test_take_along_axis_with_fused_producers(rng, ptxas):
     x = draw(rng, (7, 9), "f16")
     j = rng.integers(-30, 30, (7, 4)).astype(np.int64)
     check(lambda x, j: ops.take_along_axis(-x, j, axis=1) + 1, [x, j], ["vector"], ptxas)
@@ -191,7 +190,7 @@ def gather_module(x_type, idx_type, axis, mode):
     ("along_axis", (6, 5), (6, 8), 1), ("along_axis", (6, 5), (3, 5), 0)], ids=str)
 @pytest.mark.parametrize("i_dtype", ["i8", "u8", "i64"])
 def test_raw_gather_clamps_like_the_reference(mode, x_shape, i_shape, axis, i_dtype, rng,
-                                              ptxas):  # noqa: F811
+                                              ptxas):
     low, high = (0, 255) if i_dtype == "u8" else (-128, 127)
     i = rng.integers(low, high, i_shape).astype(numpy_dtype(i_dtype))
     i.reshape(-1)[:2] = [1, 2][:i.size]      # some in range
@@ -203,7 +202,7 @@ def test_raw_gather_clamps_like_the_reference(mode, x_shape, i_shape, axis, i_dt
 # ---- pad, concatenate, slice, reverse -----------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["f32", "f16", "i64"])
-def test_concatenate_pad_slice_reverse_as_index_maps(dtype, rng, ptxas):  # noqa: F811
+def test_concatenate_pad_slice_reverse_as_index_maps(dtype, rng, ptxas):
     x, y = draw(rng, (3, 37), dtype), draw(rng, (4, 37), dtype)
     z = draw(rng, (7, 5), dtype)
     check(lambda x, y: ops.concatenate([x, y], axis=0)[::-1] + 1, [x, y], ["vector"], ptxas)

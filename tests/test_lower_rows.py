@@ -19,8 +19,7 @@ from accy.lowering import rows
 from accy.passes import target as target_module
 from accy.passes.target import RowSchedule
 
-from test_compile import draw
-from test_ptx_emitter import ptxas  # noqa: F401  (a fixture)
+from compile_helpers import draw
 
 @pytest.fixture(autouse=True)
 def warp_first_schedules(monkeypatch):

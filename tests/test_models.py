@@ -9,6 +9,8 @@ import accy
 import accy.ops as ops
 from accy.ir import parse
 
+from tensor_helpers import softmax64
+
 RNG = np.random.default_rng()
 
 
@@ -21,11 +23,6 @@ def randn(*shape, scale=1.0):
 
 def erf64(x):
     return np.vectorize(math.erf)(x)
-
-
-def softmax64(x, axis=-1):
-    e = np.exp(x - x.max(axis, keepdims=True))
-    return e / e.sum(axis, keepdims=True)
 
 
 def layer_norm64(x, g, b, eps=1e-5):

@@ -8,7 +8,7 @@ import pytest
 from accy.ir import (Block, Builder, Context, DenseAttr, IRError, Module, Operation, TensorType,
                      Value, VerifyError)
 from accy._core.context import count_ops, op_statistics
-from conftest import F32, I32, build_func, counts
+from ir_helpers import F32, I32, build_func, counts
 
 
 def names(ops):

@@ -7,7 +7,8 @@ import pytest
 
 import accy.ir as ir
 from accy.errors import ParseError
-from test_hardening_cli import function_ir
+
+from cli_helpers import function_ir
 
 BIG = 20_000_000
 

@@ -17,7 +17,7 @@ import pytest
 from accy.ir import Builder, Context, DenseAttr, FunctionType, Module, TensorType, parse
 from accy.passes import PassManager
 from accy._core.types import numpy_dtype
-from conftest import _divide
+from ir_helpers import divide_toward_zero
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "passes"
 CASES = sorted(GOLDEN.glob("*.mlir"))
@@ -89,8 +89,8 @@ def _evaluate(op_name, x, y=None):
             return np.multiply(x, y)
         if x.dtype.kind in "iu":
             safe = np.where(y == 0, np.ones_like(y), y)
-            return np.where(y == 0, np.zeros_like(x), _divide(x, safe)).astype(x.dtype)
-        return _divide(x, y)
+            return np.where(y == 0, np.zeros_like(x), divide_toward_zero(x, safe)).astype(x.dtype)
+        return divide_toward_zero(x, y)
 
 
 def interpret(func, inputs):

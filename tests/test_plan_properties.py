@@ -41,6 +41,8 @@ from accy.passes.schedule import KINDS
 from accy.passes.shape_layout import BUFFER_ALIGNMENT
 from accy.passes.work_item_module import work_item_module
 
+from plan_helpers import constant_array, run_items
+
 SETTINGS = settings(max_examples=400, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -421,27 +423,6 @@ def check_buffers(p):
     assert bp.peak_bytes == max(steps, default=0)
     assert bp.arena_bytes >= bp.peak_bytes
     assert bp.arena_bytes == max((b.offset + b.size for b in packed), default=0)
-
-
-def constant_array(op):
-    """The value of constant `op`, as the reference interpreter computes it."""
-    (value,) = reference.HANDLERS[op.name](reference.Interpreter(), op, [], {})
-    return np.ascontiguousarray(value)
-
-
-def run_items(p, arrays):
-    """The function's results computed one work item at a time (values in a dict; the dense
-    constants the items read from memory given as they are, like the arguments)."""
-    block = p.schedule.block
-    env = dict(zip(block.arguments, arrays))
-    env.update((op.results[0], constant_array(op)) for op in p.schedule.constants)
-    for item in p.schedule.items:
-        sub = work_item_module(item)
-        sub.verify()
-        outs = reference.run(sub, *[env[v] for v in item.inputs])
-        assert len(outs) == len(item.outputs)
-        env.update(zip(item.outputs, outs))
-    return [env[v] for v in block.last_op.operands]
 
 
 def run_in_buffers(p, arrays, seed=1):

@@ -22,7 +22,8 @@ from accy.passes.schedule import KINDS, SCHEDULE_PLAN
 from accy.passes.shape_layout import SHAPE_LAYOUT
 from accy.passes.target import ARCH_FACTS
 
-from test_plan_properties import run_items
+from ir_helpers import build_func
+from plan_helpers import run_items
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "plans"
 UPDATE = os.environ.get("ACCY_UPDATE_GOLDEN") == "1"
@@ -256,7 +257,6 @@ def test_every_kind_is_known_and_cheap_ops_are_copied():
 
 
 def test_an_op_without_a_rule_is_an_error(ctx, builder):
-    from conftest import build_func
     _, func, block, _ = build_func(ctx, inputs=(), results=())
     b = builder.at_end(block)
     b.create("test.count", attributes={"n": IntAttr(1)})

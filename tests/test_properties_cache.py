@@ -37,7 +37,7 @@ from accy._core.analysis import AnalysisCache, AnalysisScope
 from accy.errors import AccyError, AnalysisError
 from accy.ir import Builder, Capacity, Context, Module
 from accy.passes.core import AnalysisDescriptor, WorkContract
-from conftest import F32, build_func
+from ir_helpers import F32, build_func
 
 NAMES = ("leaf", "user", "func", "next", "mod", "fail")
 ON = {"leaf": "leaf", "user": "leaf", "func": "func", "next": "func", "mod": "module",

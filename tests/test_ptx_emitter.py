@@ -32,7 +32,6 @@ from accy.lowering.ptx import ULP_BOUND, emit_module
 from accy.passes.target import TargetProfile
 from accy.runtime.emulator.driver import Emulator
 
-from ptxas_check import assemble
 from tensor_helpers import NP, assert_bits, edges, module_of, random_array, random_values, \
     round_fraction
 
@@ -141,13 +140,7 @@ def group_text(key):
     return _TEXTS[key]
 
 
-# ---- session helpers: ptxas and the emulator --------------------------------------------------
-
-@pytest.fixture(scope="session")
-def ptxas():
-    """assemble(text): ptxas for sm_80 and sm_90, no errors, warnings or spills (ptxas_check)."""
-    return assemble
-
+# ---- session helper: the emulator ---------------------------------------------------------------
 
 class Device:
     """One emulator for the session, each module text loaded once."""

@@ -19,7 +19,7 @@ from accy.ir import Builder, Context, FunctionType, Module, TensorType, parse
 from accy.lowering import elementwise
 from accy.tensor import Emitter
 
-from test_compile import check
+from compile_helpers import check
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
 try:

@@ -28,13 +28,6 @@ from tensor_helpers import (ALL_DTYPES, BITS, FLOATS, INTS, NP, SIGNED, assert_b
 SHAPES = [(), (1,), (2, 1, 3), (0, 3), "edges"]
 
 
-@pytest.fixture
-def rng():
-    seed = np.random.SeedSequence().entropy
-    print(f"rng seed: {seed}")
-    return np.random.default_rng(seed)
-
-
 def _inputs(rng, dtype, shape, n, **kw):
     """n operands of `dtype`: random of `shape`, or ("edges") every pair of edge values."""
     if shape == "edges":

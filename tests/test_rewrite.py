@@ -13,7 +13,7 @@ from accy.ir import (Builder, Context, DenseAttr, FunctionType, Module, OpDef, V
 from accy.passes.rewrite import (Pattern, PatternRewriter, RewriteError,
                                  apply_patterns_greedily, eliminate_common_subexpressions,
                                  eliminate_dead_code, pattern)
-from conftest import I32
+from ir_helpers import I32
 
 SOURCE = """\
 builtin.module ({

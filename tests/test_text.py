@@ -7,7 +7,7 @@ import pytest
 from accy.ir import (UNIT, Builder, Context, DenseAttr, DictAttr, FloatAttr, FunctionType,
                      IntAttr, Module, OpaqueType, ParseError, SymbolRefAttr, TensorType,
                      VerifyError, parse)
-from conftest import F32, I32, build_func, counts
+from ir_helpers import F32, I32, build_func, counts
 
 # ---- golden printing --------------------------------------------------------------------------
 

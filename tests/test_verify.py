@@ -6,7 +6,7 @@ import pytest
 
 from accy.ir import (Builder, Context, DenseAttr, FunctionType, IRError, Module, ParseError,
                      SymbolRefAttr, TensorType, VerifyError, parse, verify)
-from conftest import F32, I32, build_func
+from ir_helpers import F32, I32, build_func
 
 
 def new_module(ctx=None):
