@@ -152,7 +152,7 @@ def _kl(c):
 
 def _ptx(c):
     kernels = list(c.kl.body) if c.kl is not None else []
-    legalize(kernels, c.target)
+    legalize(kernels)
     c.ptx = emit_module(kernels, target=c.target) if kernels else ""
 
 

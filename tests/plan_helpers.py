@@ -4,7 +4,7 @@ computes them (`constant_array`)."""
 import numpy as np
 
 from accy import reference
-from accy.passes.schedule import work_item_module
+from accy.passes.work_item_module import work_item_module
 
 
 def constant_array(op):

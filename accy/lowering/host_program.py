@@ -27,7 +27,7 @@ work: the results are then the initial values. Running a whole loop inside one k
 done.
 """
 from accy.errors import AccyError
-from accy.passes.schedule import work_item_module
+from accy.passes.work_item_module import work_item_module
 from accy.runtime.program import (Copy, Host, HostProgram, Launch, Loop, Memset, Operand, Ref,
                                   Slot, StatePair)
 

@@ -13,6 +13,7 @@ import atexit
 import numpy as np
 
 from accy.errors import AccyError
+from accy.passes.target import ARCHS
 
 DEVICES = ("cuda", "emulator", "reference")
 
@@ -134,7 +135,6 @@ class _PyCudaDevice:
     def arch(self):
         """The newest arch accy targets that this GPU runs (PTX for it JITs here): its own,
         or the newest older one accy knows (sm_86 for an sm_87, sm_90 for a newer GPU)."""
-        from accy.passes.target import ARCHS
         have = self.capability()
         fits = [a for a in ARCHS if not a.endswith("a") and _numbers(a) <= have]
         if not fits:
