@@ -220,6 +220,7 @@ def random_inputs(source, func):
 
 
 STAGE_NAMES = tuple(s.name for s in STAGES)
+RESUMABLE = tuple(s.name for s in STAGES if s.resumes)
 SOURCE_FORMS = "SOURCE is FILE.py:FUNC, package.module:FUNC or an IR text file"
 
 
@@ -492,7 +493,7 @@ def main(argv=None):
             c.add_argument("--emit", choices=STAGE_NAMES, metavar="STAGE",
                            help="print this stage's output instead of writing files: "
                                 + ", ".join(STAGE_NAMES))
-            c.add_argument("--from", dest="start", choices=("tensor", "prepared", "kl", "ptx"),
+            c.add_argument("--from", dest="start", choices=RESUMABLE,
                            metavar="STAGE", help="SOURCE is this stage's printed text "
                            "(tensor, prepared, kl or ptx; default tensor)")
         else:

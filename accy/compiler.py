@@ -11,8 +11,7 @@
 - tensor: the function traced on its example arguments (frontend/trace.py), or a copy of the
   module given (in a Context of its own, so the caller's module is never changed), with its
   target set.
-- prepared: canonicalize, cse and raise-attention (the decomposed attention pattern raised into
-  `tensor.attention`), the IR the plans read.
+- prepared: canonicalize and cse, the IR the plans read.
 - plans: the preparation analyses (target profile, shape/layout, schedule, outlines, buffers),
   taken once each in dependency order under a lease of the compilation's own.
 - kl: each outline lowered by kind to a `kl.kernel` (accy/lowering/kernelize.py), or left to
@@ -65,7 +64,7 @@ class Stage:
     name: str
     run: object             # Compilation -> None: makes the stage's output
     text: object            # Compilation -> str: that output printed
-    resumes: bool = False   # whether compiling can start from this stage's printed text
+    resumes: bool = False   # whether compiling can start from this stage's printed text (--from)
     timed_as: str = None    # its name in the timings (default: its own)
 
 
@@ -190,7 +189,7 @@ STAGES = (
     Stage("tensor", lambda c: None, _module_text, resumes=True),
     Stage("prepared", _prepare, _module_text, resumes=True),
     Stage("plans", _plans, _plans_text),
-    Stage("kl", _kl, lambda c: c.kl.print() if c.kl is not None else ""),
+    Stage("kl", _kl, lambda c: c.kl.print() if c.kl is not None else "", resumes=True),
     Stage("ptx", _ptx, lambda c: c.ptx, resumes=True),
     Stage("cubin", _cubin, lambda c: f"cubin {len(c.cubin)} bytes\n" if c.cubin is not None
           else "no cubin (the target's artifact_format is ptx)\n", timed_as="ptxas"),
