@@ -448,10 +448,7 @@ def compile_command(args):
     return 0 if ok else 1
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="accy", description="accy, a tensor compiler for GPUs")
-    sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("opt", help="read, verify and print IR text")
+def _opt_arguments(p):
     p.add_argument("file", help="IR text file, or - for standard input")
     p.add_argument("--generic", action="store_true", help="print MLIR's generic form")
     p.add_argument("--no-verify", action="store_true", help="skip the verifier")
@@ -477,6 +474,12 @@ def main(argv=None):
                    help="when a pass fails, write the pipeline and input IR to PATH")
     source.add_argument("--run-reproducer", action="store_true",
                    help="FILE is a reproducer: run the pipeline written in it")
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="accy", description="accy, a tensor compiler for GPUs")
+    sub = parser.add_subparsers(dest="command")
+    _opt_arguments(sub.add_parser("opt", help="read, verify and print IR text"))
     for name, text in (("compile", "compile a function to PTX and write it with a report"),
                        ("run", "compile a function, run it on its example inputs and check it "
                                "against the reference interpreter")):
@@ -499,7 +502,11 @@ def main(argv=None):
         else:
             c.add_argument("--device", choices=("cuda", "emulator", "reference"),
                            help="default: a GPU when there is one, else the emulator")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
     try:
         if args.command == "opt":
             return opt(args)
