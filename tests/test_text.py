@@ -486,6 +486,39 @@ def test_attributes_in_generic_discardable_dictionary():
                                       'f = 0x7FC00001 : f32, s = "x\\ny", u = unit} : () -> ()\n')
 
 
+@pytest.mark.parametrize("value, text", [
+    (DenseAttr(np.full((4096, 1), 1024.0, np.float32)), "dense<1024.0> : tensor<4096x1xf32>"),
+    (DenseAttr(np.full(2000, -0.0)), "dense<-0.0> : tensor<2000xf64>"),
+    (DenseAttr(np.full(5000, 1.5, ml_dtypes.bfloat16)), "dense<1.5> : tensor<5000xbf16>"),
+    (DenseAttr(np.full((50, 50), -7, np.int8)), "dense<-7> : tensor<50x50xi8>"),
+    (DenseAttr(np.ones(1025, bool)), "dense<true> : tensor<1025xi1>"),
+])
+def test_a_large_splat_prints_as_its_element(value, text):
+    """A dense attribute past the list limit whose elements all have the same bits (a folded
+    broadcast) prints as its one element, and reads back as the same attribute."""
+    op = parse(f"test.attrs <{{a = {text}}}>").body.first_op
+    assert op.attributes["a"] == value
+    assert op.print() == f"test.attrs <{{a = {text}}}>\n"
+    ctx = Context()
+    m = Module.create(ctx)
+    Builder(ctx).at_end(m.body).create("test.attrs", attributes={"a": value})
+    assert text in m.print()
+
+
+@pytest.mark.parametrize("value", [
+    np.arange(2000, dtype=np.int32),                                # not a splat
+    np.r_[np.zeros(1999, np.float32), np.float32(-0.0)],            # -0.0 and 0.0 differ
+    np.full(1500, np.nan, np.float32),                              # a NaN keeps its bits as hex
+])
+def test_a_large_dense_attribute_that_is_no_plain_splat_prints_as_hex(value):
+    ctx = Context()
+    m = Module.create(ctx)
+    Builder(ctx).at_end(m.body).create("test.attrs", attributes={"a": DenseAttr(value)})
+    printed = m.print()
+    assert 'dense<"0x' in printed
+    assert parse(printed).body.first_op.attributes["a"] == DenseAttr(value)
+
+
 @pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 2), (0, 0), (1, 0, 3), (3, 1), (1,), ()])
 @pytest.mark.parametrize("generic", [False, True])
 def test_dense_attributes_of_every_shape_round_trip(shape, generic):

@@ -136,23 +136,29 @@ def attr_text(a):
 
 
 def _dense_body(a):
-    arr = a.array
+    full = arr = a.array
     dtype = a.type.dtype
-    if arr.size > DENSE_LIST_LIMIT or (arr.size == 0 and arr.ndim != 1):
+    splat = False
+    if arr.size > DENSE_LIST_LIMIT:
+        # a splat (every element the same bits: a folded broadcast) prints as its one element
+        # whatever its size, as MLIR prints it; others as hex
+        words = arr.reshape(-1).view(f"u{arr.dtype.itemsize}")
+        if not (words == words[0]).all():
+            return '"0x' + arr.tobytes().hex().upper() + '"'
+        arr, splat = arr.reshape(-1)[:1], True
+    elif arr.size == 0 and arr.ndim != 1:
         return '"0x' + arr.tobytes().hex().upper() + '"'
     if dtype in FLOAT_DTYPES:
         bits = arr.reshape(-1).view({64: np.uint64, 32: np.uint32, 16: np.uint16}[_FLOAT_BITS[dtype]])
         texts = [float_text(int(b), dtype) for b in bits]
         if any(t.startswith("0x") for t in texts):
-            return '"0x' + arr.tobytes().hex().upper() + '"'
+            return '"0x' + full.tobytes().hex().upper() + '"'
         flat = texts
     elif dtype == "i1":
         flat = ["true" if x else "false" for x in arr.reshape(-1).tolist()]
     else:
         flat = [str(x) for x in arr.reshape(-1).tolist()]
-    if arr.size > 1 and all(x == flat[0] for x in flat):
-        return flat[0]
-    if arr.ndim == 0:
+    if splat or arr.ndim == 0 or (arr.size > 1 and all(x == flat[0] for x in flat)):
         return flat[0]
     return _nest(flat, arr.shape)
 

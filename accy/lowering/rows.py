@@ -55,7 +55,7 @@ import contextlib
 import copy
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from accy._core.context import Builder
 from accy._core.types import numpy_dtype
@@ -81,11 +81,13 @@ COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced 
 class RowPlan:
     """The schedule `plan_rows` picks for a row item, which `lower_rows` follows: `kind` is
     serial, column, split row (over `splits` blocks a row) or packed (`threads` a row, the row
-    kept in `storage`: registers, shared or streamed; see the module doc)."""
+    kept in `storage`: registers, shared or streamed; see the module doc). `shape`: the
+    RowShape it was picked for, kept so that the lowering does not work it out again."""
     kind: str
     threads: int = 0
     storage: str = None
     splits: int = 0
+    shape: object = field(default=None, compare=False, repr=False)
 
 
 def plan_rows(item, target):
@@ -105,7 +107,7 @@ def _schedule_of(item, splits, target):
         shape = RowShape.of(item)
     except UnsupportedError:
         return None
-    return _choose(shape, splits, target)
+    return replace(_choose(shape, splits, target), shape=shape)
 
 
 def _domain(item, target):
@@ -144,8 +146,9 @@ def lower_rows(context, block, outline, item, layout, target=None):
     takes the item's inputs and outputs (pointers), then one i64 per outline scalar (then the
     workspace pointer, for a split row), under the schedule its outline's plan picked.
     Returns its LoweredKernel."""
-    shape = RowShape.of(item)
-    schedule = _follow(shape, outline.schedule)
+    plan = outline.schedule
+    shape = plan.shape if plan is not None and plan.shape is not None else RowShape.of(item)
+    schedule = _follow(shape, plan)
     if schedule is None:
         return _lower_serial(context, block, outline, shape, layout)
     return schedule.lower(context, block, outline, shape, layout)
