@@ -37,6 +37,7 @@ from accy.lowering.kl import KL_BINARY, KL_UNARY, _literal, scalar
 
 BITS = {"i64": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8}
 HALF = ("f16", "bf16")
+WIDE_FLOATS = ("f32", "f64")
 # ops the emitter computes on f16/bf16 itself: native, bitwise on the sign, or from the math
 # library (which widens the operand as it needs); the integer-only ones it refuses
 HALF_NATIVE = {"fma", "neg", "abs", "exp", "exp2", "expm1", "log", "log1p", "tanh",
@@ -234,8 +235,11 @@ class _Legalizer:
                                          predicate=op.attributes["predicate"]))
 
     def arithmetic(self, op, name):
-        (result,), operands = op.results, op.operands
+        operands = op.operands
         dtype = _dtype(operands[0])
+        if dtype in WIDE_FLOATS:                # nothing to rewrite, no range fact
+            return
+        result = op.results[0]
         if dtype == "i1":
             if name in BOOL:
                 self._replace(op, self._make(self._at(op), BOOL[name], operands, "i1"))
