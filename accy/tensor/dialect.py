@@ -403,6 +403,17 @@ def attention_score_type(ins, attrs):
     return _dot_general((q, k), dims, (TensorType(dtype, _dot_shape(q, k, dims)),))[0]
 
 
+def attention_dims(op):
+    """(batch dims, seq_q, seq_k, head dim, value dim) of a composite or raised attention."""
+    q = op.operand_types[0]
+    *batch, sq, d = q.shape
+    if "scores" in op.attributes:
+        sk = attention_score_type(op.operand_types, dict(op.attributes)).shape[-1]
+    else:
+        sk = op.operand_types[1].shape[-2]
+    return tuple(batch), sq, sk, d, op.result_types[0].shape[-1]
+
+
 def _dict(attrs, name):
     value = attrs.get(name)
     return dict(value.items()) if isinstance(value, DictAttr) else None
