@@ -2,7 +2,8 @@
 pattern the tests write (ops.softmax between two matmuls, a causal `where` on aranges, the
 decomposition of the composite, the transformer block's heads) becomes one raised
 `tensor.attention` whose results are the pattern's bit for bit through the reference (and
-through `decompose-attention`, which gives the pattern's ops back); near-misses (a max from
+through `decompose-attention`, which gives the pattern's ops back); the iota masks' ops move
+into the score region with the score ops; near-misses (a max from
 another init, an intermediate read outside the pattern, a sum of truncated exps) are left
 alone."""
 import math
@@ -14,6 +15,7 @@ import accy.ops as ops
 from accy import reference
 from accy._core.context import Builder
 from accy.frontend.trace import signature, trace
+from accy.ir import parse, print_op
 from accy.passes import PassManager
 from accy.tensor.build import Emitter
 
@@ -33,7 +35,7 @@ def ops_named(module, name):
 def assert_raised_keeps_results(module, args, count=1):
     """Raise `module`'s patterns: `count` raised attentions, no dot_general or exp left at the
     top of the function, and the reference's results unchanged bit for bit, raised and
-    decomposed again."""
+    decomposed again; its text parses back to itself."""
     want = reference.run(module, *args)
     stats = PassManager("raise-attention").run(module)
     assert stats["raise-attention"]["raised"] == count
@@ -42,6 +44,8 @@ def assert_raised_keeps_results(module, args, count=1):
     body = next(iter(module.body)).regions[0].blocks[0]
     assert not {"tensor.dot_general", "tensor.exp", "tensor.reduce"} & \
         {op.name for op in body.operations}
+    text = print_op(module)
+    assert print_op(parse(text)) == text                # the raised form prints and parses
     for got in (reference.run(module, *args),
                 reference.run(_decomposed_again(module.clone()), *args)):
         assert len(got) == len(want)
@@ -72,7 +76,8 @@ def test_a_causal_pattern_written_with_ops_is_raised(rng):
     (op,) = assert_raised_keeps_results(traced(fn, args), args)
     block = op.regions[0].blocks[0]
     assert block.arguments[0].type.dtype == "f16"       # the dot's own dtype
-    assert [o.name for o in block.operations][-2:] == ["tensor.select", "tensor.yield"]
+    names = [o.name for o in block.operations]
+    assert names[-2:] == ["tensor.select", "tensor.yield"] and "tensor.compare" in names
     assert "sum_dtype" not in op.attributes and op.attributes["value_dtype"] == "f16"
 
 
@@ -158,3 +163,15 @@ def test_a_sum_of_truncated_exps_is_left_alone(sum_dtype, rng):
         return (e / total).astype("float16") @ v
     args = [draw(rng, (1, 1, 6, 8)) for _ in range(3)]
     assert_left_alone(traced(fn, args), args)
+
+
+def test_a_pattern_in_a_loop_body_is_raised(rng):
+    """The planner plans iterate bodies too: a pattern there is raised in place."""
+    def fn(q, k, v):
+        def body(s):
+            i, x = s
+            return i + 1, ops.softmax(x @ ops.transpose(k, (0, 2, 1)) * 0.5) @ v
+        return ops.while_loop(lambda s: s[0] < 2, body, (0, q))[1]
+    args = [draw(rng, (2, 4, 4), np.float32) for _ in range(3)]
+    (op,) = assert_raised_keeps_results(traced(fn, args), args)
+    assert op.parent_op.name == "tensor.iterate"

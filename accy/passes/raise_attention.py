@@ -15,6 +15,7 @@ import math
 
 from accy._core.attributes import DictAttr
 from accy._core.context import Builder
+from accy._core.registry import PURE
 from accy.passes.core import Pass
 from accy.passes.plan_graph import PlanGraph, position, row_strides
 from accy.passes.shape_layout import row_major_strides, shape_layout
@@ -217,7 +218,7 @@ def raise_pattern(score_ops, roles):
     if roles["sum"].result_types[0].dtype != z.type.dtype:
         attrs["sum_dtype"] = roles["sum"].result_types[0].dtype
     softmax_ops = _between(z, dot2.results[0])
-    score_ops = _with_moves(score_ops, set(softmax_ops))
+    score_ops = _with_readers(score_ops, set(softmax_ops))
     builder = Builder(dot2.context).before_op(dot2)
     op = builder.create("tensor.attention", [*dot1.operands, dot2.operands[1]],
                         dot2.result_types, attrs, regions=1)
@@ -236,9 +237,9 @@ def raise_pattern(score_ops, roles):
     return op
 
 
-def _with_moves(score_ops, softmax_ops):
-    """`score_ops` and the element moves (and other ops) of their block outside `softmax_ops`
-    that read their values, in program order: what moves into the score region."""
+def _with_readers(score_ops, softmax_ops):
+    """`score_ops` and the ops of their block outside `softmax_ops` that read their values
+    (the element moves between them), in program order: what moves into the score region."""
     block = score_ops[0].parent if score_ops else None
     if block is None:
         return []
@@ -279,7 +280,7 @@ def _erase_unused(ops, erased):
     stack = list(ops)
     while stack:
         o = stack.pop()
-        if o in erased or o.uses:
+        if o in erased or o.uses or not o.has_trait(PURE):
             continue
         stack += _producers(o)
         erased.add(o)
