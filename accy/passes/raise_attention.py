@@ -165,7 +165,7 @@ def _run(op, ctx):
             continue
         found = []
         for block in _planned_blocks(func.regions[0].entry):
-            found += _patterns(block, shape_layout(ctx, func))
+            found += _patterns(block, lambda: shape_layout(ctx, func))
         for score_ops, roles in found:
             raise_pattern(score_ops, roles)
         raised += len(found)
@@ -189,11 +189,12 @@ def _planned_blocks(block):
 def _patterns(block, layout):
     """(score ops, roles: role name -> op) of the patterns of `block` that do not overlap,
     the latest dot_general's first; the score ops are the pattern's elementwise ops that are
-    not in a role (the score chain and its iota masks)."""
+    not in a role (the score chain and its iota masks). `layout()`: the function's
+    ShapeLayoutAnalysis."""
     names = [op.name for op in block.operations]
     if names.count("tensor.dot_general") < 2 or "tensor.exp" not in names:
-        return []           # no pattern: spare the graph
-    g = PlanGraph(block, layout)
+        return []           # no pattern: spare the analysis and the graph
+    g = PlanGraph(block, layout())
     taken, found = set(), []
     for n in reversed(g.planned):
         if n.role == "dot" and n not in taken:
