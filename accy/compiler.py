@@ -52,7 +52,7 @@ from accy.passes.target import ATTRIBUTE, TargetProfile, read_target_profile, ta
 from accy.runtime.devices import open_device
 from accy.runtime.executable import Executable, KernelInfo
 
-PREPARE = "canonicalize,cse"
+PREPARE = "canonicalize,cse,raise-attention"
 
 
 class StageError(AccyError):

@@ -7,7 +7,8 @@ checked against, so it favours exactness over speed:
   in f64 rounded once to the accumulation dtype;
 - float `sum`/`prod` reductions and scans fold sequentially in row-major order in the op's
   dtype; other reductions are order-independent and use numpy directly;
-- `attention` runs its decomposition (`accy.tensor.decompose`).
+- `attention` runs its decomposition (`accy.tensor.decompose`); a raised one runs its own
+  score block between its scores dot and its softmax.
 
     outputs = accy.reference.run(module, x, w)      # a tuple of numpy arrays
 """
@@ -21,7 +22,7 @@ from accy._core.types import FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
 from accy.errors import UnsupportedError, ShapeError, TypeError as DTypeError
 from accy.tensor import reduce_kind
 from accy.tensor.build import Emitter, KIND_OPS
-from accy.tensor.decompose import emit_attention
+from accy.tensor.decompose import emit_attention, emit_raised_values, emit_scores
 from accy.tensor.semantics import EVALUATORS, take_along
 
 MAX_CALL_DEPTH = 200
@@ -270,15 +271,28 @@ def _call(self, op, args, env):
 
 
 def _attention(self, op, args, env):
-    """Run the decomposition on the operands (built once per call in a scratch Context)."""
-    types = [TensorType(t.dtype, t.shape) for t in op.operand_types]
-    block = Block.create(Context(), types)
-    e = Emitter(Builder(block.context).at_end(block))
+    """Run the decomposition on the operands (built once per call in a scratch Context); a
+    raised attention's score block runs where it is, on the scores, between its scores dot
+    and its softmax (it may read values defined above the op)."""
     a = op.attributes
-    ins = block.arguments
-    out = emit_attention(e, *ins[:3], mask=ins[3] if len(ins) == 4 else None,
-                         scale=a["scale"].value, causal=a.get("causal", False))
-    e.builder.create("tensor.yield", [out])
+    if "scores" not in a:
+        return _scratch(self, op.operand_types, args, lambda e, *ins: emit_attention(
+            e, *ins[:3], mask=ins[3] if len(ins) == 4 else None, scale=a["scale"].value,
+            causal=a.get("causal", False)))
+    q, k, v = args
+    types = op.operand_types
+    (s,) = _scratch(self, types[:2], [q, k], lambda e, q, k: emit_scores(e, op, q, k))
+    (z,) = self.block(op.regions[0].entry, [s], env)
+    z_type = op.regions[0].entry.last_op.operand_types[0]
+    return _scratch(self, (z_type, types[2]), [z, v],
+                    lambda e, z, v: emit_raised_values(e, op, z, v))
+
+
+def _scratch(self, types, args, emit):
+    """Run what `emit(emitter, *arguments)` builds in a scratch block taking `types`."""
+    block = Block.create(Context(), [TensorType(t.dtype, t.shape) for t in types])
+    e = Emitter(Builder(block.context).at_end(block))
+    e.builder.create("tensor.yield", [emit(e, *block.arguments)])
     return self.block(block, args, {})
 
 

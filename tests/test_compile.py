@@ -69,8 +69,8 @@ ATTENTION = ((1, 2, 8, 4), "f64")
 
 
 def decomposed_attention(q, k, v):
-    """softmax(q·kᵀ)·v from primitive ops: the planner makes it one flash_attention item with
-    roles, which runs on the host in f64 (the PTX emitter has no f64 exp)."""
+    """softmax(q·kᵀ)·v from primitive ops: raised into one attention, a flash_attention item,
+    which runs on the host in f64 (the PTX emitter has no f64 exp)."""
     return ops.softmax(q @ ops.transpose(k, (0, 1, 3, 2))) @ v
 
 

@@ -1,7 +1,7 @@
 """Attention lowering (accy/lowering/attention.py): the flash kernel ("flash" schedule: Q in
 mma fragments, K/V tiles through a cp.async double buffer, S = Q·Kᵀ and P·V on mma.sync,
 an online softmax in f32) for f16/bf16 with head dims 64 and 128, on the composite
-`ops.attention` and on the decomposed pattern the planner recognizes (never a host
+`ops.attention` and on the decomposed pattern raised into one (never a host
 fallback), causal, not, or with an additive mask, at sequence lengths that are not
 multiples of the tiles; the thread-per-row kernel ("serial") for the rest. Results are
 compared with numpy's float64 softmax(q·kᵀ·scale + mask)·v within the error of f16/bf16
@@ -65,8 +65,8 @@ def assert_close(got, q, k, v, scale, dtype, **kw):
 
 def decomposed(fn, args):
     """The module of `fn` with its attention composite replaced by the primitive ops it
-    means (the decompose-attention pass): the planner's pattern, a flash_attention item with
-    roles."""
+    means (the decompose-attention pass): the pattern `raise-attention` raises back into one
+    attention, a flash_attention item."""
     module, _ = trace(fn, [signature(a) for a in args])
     PassManager("decompose-attention").run(module)
     return module
@@ -232,7 +232,7 @@ def test_a_softmax_in_the_inputs_dtype_is_still_the_pattern(dtype, rng):
 @pytest.mark.parametrize("sum_dtype", ["int32", "float16"])
 def test_a_sum_of_converted_exps_that_changes_them_is_not_the_pattern(sum_dtype, rng):
     """exp summed as truncated integers (or rounded to f16 from f32) is not softmax's sum:
-    the planner refuses the pattern, and the kernels it makes instead match the reference."""
+    the pattern is not raised, and the kernels the planner makes instead match the reference."""
     def fn(q, k, v):
         scores = (q @ ops.transpose(k, (0, 1, 3, 2))).astype("float32") * 0.125
         e = ops.exp(scores - ops.max(scores, axis=-1, keepdims=True))

@@ -1,4 +1,4 @@
-"""The tensor dialect (docs/tensor-ops.md): every numbered constraint C1..C44 broken in IR text
+"""The tensor dialect (docs/tensor-ops.md): every numbered constraint C1..C47 broken in IR text
 and named by the verifier (and, for rule constraints, by the Emitter); a valid instance of every
 op that verifies and round-trips through both text forms with an unchanged fingerprint; constants
 with edge values kept bit-exactly; `reduce_kind`; result type inference."""
@@ -54,6 +54,26 @@ SUM_F32 = red("a:f32 b:f32", "%s = tensor.add %a, %b : tensor<f32>", "tensor.yie
 COND_TRUE = region("c:4xf32", "%t = tensor.constant <{value = dense<true> : tensor<i1>}> : "
                               "tensor<i1>", "tensor.yield %t")
 BODY_ID = region("d:4xf32", "tensor.yield %d")
+
+
+def dims(batch, lc, rc):
+    """A dot_general dimension dictionary: the leading `batch` dims batched, lhs dim `lc`
+    contracted with rhs dim `rc`."""
+    b = list(range(batch))
+    return (f"{{lhs_batching_dimensions = {b}, lhs_contracting_dimensions = [{lc}], "
+            f"rhs_batching_dimensions = {b}, rhs_contracting_dimensions = [{rc}]}}")
+
+
+def raised(scores, values, arg, yields=None, value_dtype="f32"):
+    """A raised attention of %q with itself whose score block takes `arg` and yields it (or
+    a constant of type `yields`)."""
+    name, spec = arg.split(":")
+    body = [f"tensor.yield %{name}"] if yields is None else [
+        f"%z = tensor.constant <{{value = dense<0.0> : {tt(yields)}}}> : {tt(yields)}",
+        "tensor.yield %z"]
+    return (f'%r = tensor.attention %q, %q, %q <{{score_dtype = "f32", scores = {scores}, '
+            f'value_dtype = "{value_dtype}", values = {values}}}> : tensor<1x2x8x16xf32> '
+            f'({region(arg, *body)})')
 
 
 def dg(lb, rb, lc, rc, result, acc=None):
@@ -274,6 +294,14 @@ CASES = [
      "%r = tensor.attention %q, %q, %q, %m <{scale = 0.25}> : tensor<1x2x8x16xf32>"),
     ("C41", "q:1x2x8x16xf32 m:1x8x8xf32",
      "%r = tensor.attention %q, %q, %q, %m <{scale = 0.25}> : tensor<1x2x8x16xf32>"),
+    # C45 - C47 a raised attention (its dots' dimensions, dtypes and score region)
+    ("C45", "q:1x2x8x16xf32", raised(dims(1, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32")),
+    ("C45", "q:1x2x8x16xf32", raised(dims(2, 3, 1), dims(2, 3, 2), "s:1x2x8x8xf32")),
+    ("C47", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32",
+                                     yields="1x2x8x16xf32")),
+    ("C46", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 2, 2), "s:1x2x8x8xf32")),
+    ("C46", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32",
+                                     value_dtype="i32")),
     # C42, C43 kernel_call
     ("C42", X, kcall(f'ptx = {PTX}, kernel = "other", grid = [1, 1, 1], block = [1, 1, 1]')),
     ("C42", X, kcall(f'ptx = {PTX}, kernel = "", grid = [1, 1, 1], block = [1, 1, 1]')),
@@ -298,7 +326,7 @@ CASES = [
 ]
 CASE_IDS = [f"{code}-{sum(c[0] == code for c in CASES[:i])}" for i, (code, *_) in
             enumerate(CASES)]
-REGION_CODES = {"C33", "C35", "C37", "C38", "C44"}   # checked on the IR only, not by the rule
+REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47"}   # checked on the IR only, not by the rule
 
 
 def broken_op(module):
@@ -343,10 +371,10 @@ def test_emitter_refuses_the_same_op(code, args, body):
 
 def test_every_documented_constraint_has_cases():
     documented = set(re.findall(r"\bC(\d+)\b", DOC.read_text()))
-    assert documented == {str(i) for i in range(1, 45)}
-    assert {c for c, *_ in CASES} == {f"C{i}" for i in range(1, 45)} | {"attr"}
+    assert documented == {str(i) for i in range(1, 48)}
+    assert {c for c, *_ in CASES} == {f"C{i}" for i in range(1, 48)} | {"attr"}
     source = Path(accy.tensor.dialect.__file__).read_text()
-    assert {f"C{i}" for i in range(1, 45)} <= set(re.findall(r"\bC\d+\b", source))
+    assert {f"C{i}" for i in range(1, 48)} <= set(re.findall(r"\bC\d+\b", source))
 
 
 def test_constraints_the_text_cannot_reach():

@@ -1,8 +1,9 @@
 """The op registry: one row of data per op kind; dialects register rows, the core knows none.
 
-A row says an op's arity, region count, attribute schema, traits, and optionally a type
-inference and a verify function. Traits carry the common checks and inference so that most ops
-need no Python code at all (the core checks them at C speed).
+A row says an op's arity, region count (or VARIADIC: any, its verify checks the count),
+attribute schema, traits, and optionally a type inference and a verify function. Traits carry
+the common checks and inference so that most ops need no Python code at all (the core checks
+them at C speed).
 """
 import operator
 from dataclasses import dataclass, field
@@ -64,8 +65,9 @@ class OpDef:
             raise ValueError(f"op names are 'dialect.op', got '{self.name}'")
         for what in ("operands", "results"):
             object.__setattr__(self, what, _arity(getattr(self, what)))
-        if not 0 <= operator.index(self.regions) <= 65535:
-            raise ValueError(f"regions must be between 0 and 65535, got {self.regions!r}")
+        if not (self.regions == VARIADIC or 0 <= operator.index(self.regions) <= 65535):
+            raise ValueError(f"regions must be between 0 and 65535 or VARIADIC, got "
+                             f"{self.regions!r}")
         object.__setattr__(self, "canonicalize", tuple(self.canonicalize))
         if self.traits & CONSTANT and (self.operands != (0, 0) or self.results != (1, 1)):
             raise ValueError(f"'{self.name}': a CONSTANT op has no operands and one result")

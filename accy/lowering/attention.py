@@ -1,12 +1,13 @@
-"""Lowering of `flash_attention` work items to a `kl.kernel`: a `tensor.attention` composite,
-or the decomposed pattern the planner recognizes (dot_general -> elementwise score ops -> max
--> subtract -> exp -> sum -> divide -> (convert) -> dot_general, its ops named by
-`item.roles`). Both become one `_Spec`: what the scores' dot reads as q, k and v, and the
-score chain: scale, additive mask and causal mask for a composite; for the pattern, the
-item's own score ops, computed through `Lowering` at each score with the dot's value
-remembered there (so any chain works: scales, additive masks, iota masks). A top-left causal
-mask is known as such (the composite's attribute; in the pattern, a select ending the chain
-that hides, by a compare of the key's and the query's iota, exactly the keys past the query).
+"""Lowering of `flash_attention` work items to a `kl.kernel`: a `tensor.attention`, composite
+or raised (the decomposed pattern dot_general -> elementwise score ops -> max -> subtract ->
+exp -> sum -> divide -> (convert) -> dot_general, raised into one op by `raise-attention`).
+Both become one `_Spec`: what the scores' dot reads as q, k and v, and the score chain: scale,
+additive mask and causal mask for a composite; for a raised one, its `score` region's ops,
+computed through `Lowering` at each score with the dot's value remembered for the region's
+argument (so any chain works: scales, additive masks, iota masks), then softmax and the values
+dot in its own dtypes. A top-left causal mask is known as such (the composite's attribute; in a
+raised one, a select ending the chain that hides, by a compare of the key's and the query's
+iota, exactly the keys past the query).
 
 **Flash** (schedule "flash", `_flash_plan`): q, k and v of one dtype, f16 or bf16; head dims
 (q·k and v) of 64 or 128; each read from an item input through element moves only (reshape,
@@ -35,21 +36,21 @@ Causal blocks stop at the diagonal (key tiles wholly past their last query are s
 only tiles that reach past their first query or past the sequence are masked: tiles that
 need no mask run a loop of their own that skips the causal select (and the key guard). At
 the end each row's sum is combined over its quad and O / sum goes through the item's
-result (composite: rounded to the compute dtype then to q's; pattern: to the dot's
+result (composite: rounded to the compute dtype then to q's; raised: to the values dot's
 dtype), stored by pairs under a query-row guard. No score matrix is stored.
 
 Numerics of the flash path: products exact, sums in f32 in the hardware's order, the
 softmax in f32 with an approximate exp (about 2 ulp), P rounded to the value dtype before
 P·V while the sum it is divided by is not: the result is within a few units of the value
-dtype's roundoff (relative to Σ p |v|) of the exact attention. The pattern's own dtypes for
-its softmax (e.g. an f16 sum) are not followed; the score chain's are.
+dtype's roundoff (relative to Σ p |v|) of the exact attention. A raised attention's own dtypes
+for its softmax (e.g. an f16 sum) are not followed; the score chain's are.
 
 **Serial** (the general path: f32, f64 (host: no f64 exp), other head dims, other layouts):
 one thread per query row in a grid-stride loop over (batch, query); the thread computes
 each score on the fly (an f64-accumulated dot rounded once to the scores' dtype, then the
 chain) and makes three passes over the keys: the row maximum, the sum of exp(s - max), then
 for each output column the weighted sum of the values (f64-accumulated), in the reference's
-order and dtypes (the composite's decomposition, docs/tensor-ops.md, or the pattern's own
+order and dtypes (the composite's decomposition, docs/tensor-ops.md, or the raised one's own
 ops), so its results match the reference's. Scores are recomputed in every pass.
 """
 import math
@@ -65,9 +66,9 @@ from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launc
                                   blocks, capped_grid, lowered, serial_schedule)
 from accy.lowering.mma import CHUNK, PAD, ldmatrix_lane
 from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
-from accy.passes.shape_layout import row_major_strides
+from accy.passes.shape_layout import identity_map, row_major_strides
 from accy.passes.target import TargetProfile
-from accy.tensor.dialect import ATTENTION_COMPUTE
+from accy.tensor.dialect import ATTENTION_COMPUTE, attention_dims
 from accy.tensor.semantics import accumulation_type
 
 BM = 64                 # query rows per block (16 a warp), unless a generated schedule says
@@ -84,17 +85,9 @@ def plan_attention(item, target):
     """The outline's scalars (`batch_heads`, `seq_q`, `seq_k`, `head_dim`) and launch domain
     of attention `item`: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
     shared-memory stages; grid (query tiles, batch x heads)."""
-    if item.roles:      # the decomposed pattern: the scores' shape says seq_q and seq_k
-        q = item.roles["scores"].operand_types[0]
-        *batch, sq, sk = item.roles["scores"].result_types[0].shape
-        dv = item.roles["values"].result_types[0].shape[-1]
-    else:
-        q, k, v = item.hero.operand_types[:3]
-        *batch, sq, _ = q.shape
-        sk, dv = k.shape[-2], v.shape[-1]
-    d = q.shape[-1]
+    batch, sq, sk, d, dv = attention_dims(item.hero)
     heads = math.prod(batch)
-    itemsize = numpy_dtype(q.dtype).itemsize
+    itemsize = numpy_dtype(item.hero.operand_types[0].dtype).itemsize
     shared = 2 * 64 * (d + dv) * itemsize
     scalars = (("batch_heads", heads), ("seq_q", sq), ("seq_k", sk), ("head_dim", d))
     return KernelPlan(scalars, Launch(capped_grid(blocks(sq, 64), heads), (128, 1, 1), shared))
@@ -104,7 +97,8 @@ def lower_attention(context, block, outline, item, layout, target=None):
     """Write the kernel of attention `item` into `block`; it takes the item's inputs and
     outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the flash
     path, else the serial one)."""
-    spec = _pattern_spec(item, layout) if item.roles else _composite_spec(item)
+    spec = _raised_spec(item, layout) if "scores" in item.hero.attributes \
+        else _composite_spec(item)
     plan = _flash_plan(spec, item, layout, target)
     if plan is not None:
         return _lower_flash(context, block, outline, item, layout, spec, plan)
@@ -119,7 +113,7 @@ class _Spec:
     dims (batch dims..., query i, key j, x), x being the head dim for q and k and the value
     column for v and the result. `q`, `k`, `v`: (value, index expressions) of what the dots
     read at (batch, i, x), (batch, j, x), (batch, j, x); `out`: the result's index
-    expressions at (batch, i, x); `scores`: `_CompositeScores` or `_PatternScores`."""
+    expressions at (batch, i, x); `scores`: `_CompositeScores` or `_RaisedScores`."""
     batch: tuple
     sq: int
     sk: int
@@ -166,25 +160,26 @@ def _composite_spec(item):
                  _at(rank, (0, 1, 2, 4)), _CompositeScores(op))
 
 
-def _pattern_spec(item, layout):
-    roles = item.roles
-    if roles["exp"].result_types[0].dtype == "f64":
+def _raised_spec(item, layout):
+    op = item.hero
+    score_op = op.regions[0].blocks[0]
+    z = score_op.last_op.operands[0]
+    if z.type.dtype == "f64":
         raise UnsupportedError("attention on f64 (the PTX emitter has no f64 exp)")
-    scores, values = roles["scores"], roles["values"]
-    *batch, sq, sk = scores.result_types[0].shape
+    batch, sq, sk, d, dv = attention_dims(op)
     nb = len(batch)
     rank = nb + 3
     i, j, x = nb, nb + 1, nb + 2
     lead = tuple(range(nb))
-    q, k = scores.operands
-    k_at = (j, x) if scores.attributes["rhs_contracting_dimensions"][0] == nb + 1 else (x, j)
-    v_at = (j, x) if values.attributes["rhs_contracting_dimensions"][0] == nb else (x, j)
+    q, k, v = op.operands
+    scores, values = op.attributes["scores"], op.attributes["values"]
+    k_at = (j, x) if scores["rhs_contracting_dimensions"][0] == nb + 1 else (x, j)
+    v_at = (j, x) if values["rhs_contracting_dimensions"][0] == nb else (x, j)
     at = _at(rank, lead + (i, j))
-    keep = _causal_keep(layout, item, roles["max"].operands[0], at, tuple(batch) + (sq, sk, 1))
-    return _Spec(tuple(batch), sq, sk, q.type.shape[-1], values.result_types[0].shape[-1],
-                 (q, _at(rank, lead + (i, x))), (k, _at(rank, lead + k_at)),
-                 (values.operands[1], _at(rank, lead + v_at)), _at(rank, lead + (i, x)),
-                 _PatternScores(roles, at, keep))
+    keep = _causal_keep(layout, item, z, at, batch + (sq, sk, 1))
+    return _Spec(batch, sq, sk, d, dv, (q, _at(rank, lead + (i, x))), (k, _at(rank, lead + k_at)),
+                 (v, _at(rank, lead + v_at)), _at(rank, lead + (i, x)),
+                 _RaisedScores(op, z, at, keep))
 
 
 class _CompositeScores:
@@ -241,18 +236,17 @@ class _CompositeScores:
                                                    self.op.result_types[0].dtype))
 
 
-class _PatternScores:
-    """The decomposed pattern's own ops: the score chain from the scores' dot to `z` (what
-    the max reduces), read at `at` = (batch, i, j); `keep`: (the compare value, the truth
-    that keeps a score) of a recognized causal select ending the chain, else None."""
+class _RaisedScores:
+    """A raised attention's own ops: its score block from the scores' dot (its argument) to
+    `z`, read at `at` = (batch, i, j), then softmax and the values dot in the op's dtypes, as
+    the ops it was raised from computed them; `keep`: (the compare value, the truth that
+    keeps a score) of a recognized causal select ending the chain, else None."""
 
-    def __init__(self, roles, at, keep):
-        self.dot, self.values = roles["scores"], roles["values"]
-        self.z = roles["max"].operands[0]
-        self.max, self.sum = roles["max"].results[0], roles["sum"].results[0]
-        self.exp_value = roles["exp"].results[0]
-        self.dtype = self.z.type.dtype
-        self.sum_dtype = self.sum.type.dtype        # wider than dtype when the sum is
+    def __init__(self, op, z, at, keep):
+        self.op, self.z = op, z
+        self.scores = op.regions[0].blocks[0].arguments[0]
+        self.dtype = z.type.dtype
+        self.sum_dtype = op.attributes.get("sum_dtype", self.dtype)     # wider, when it is
         self.at, self.keep = at, keep
 
     @property
@@ -260,33 +254,45 @@ class _PatternScores:
         return self.keep is not None
 
     def folded_scale(self):
-        return 1.0                      # the chain is the item's own ops, computed as is
+        return 1.0                      # the chain is the op's own ops, computed as is
 
     def score(self, lw, s, masked, folded=False):
         kb = lw.kb
-        lw.remember(self.dot.results[0], _dot_value(kb, self.dot, s))
+        lw.remember(self.scores, _dot_value(kb, self.op.attributes["scores"],
+                                            self.op.operand_types[0].dtype,
+                                            self.scores.type.dtype, s))
         if self.keep is not None and not masked:
             lw.remember(self.keep[0], kb.constant(self.keep[1], "i1"))
         return lw.value(self.z, self.at, False)
 
     def exp(self, lw, z, m):
-        lw.remember(self.max, m)
-        return lw.value(self.exp_value, self.at, False)
+        """exp(z - m), z read again as the softmax's subtract reads it: at the index its
+        identity map gives, an entry of its own in the scope (the chain's last op is
+        computed again there, the ops below it are found)."""
+        kb = lw.kb
+        at, _ = lw.apply(identity_map(self.z.type.shape), self.at)
+        return kb.op("exp", kb.op("sub", lw.value(self.z, at, False), m))
 
     def prob(self, lw, z, m, total):
-        lw.remember(self.max, m)
-        lw.remember(self.sum, total)
-        return lw.value(self.values.operands[0], self.at, False)
+        """exp(z - m) / total (the sum converted back to z's dtype), converted to v's."""
+        kb = lw.kb
+        p = self.exp(lw, z, m)
+        return kb.convert(kb.op("div", p, kb.convert(total, self.dtype)),
+                          self.op.operand_types[2].dtype)
 
     def result(self, lw, acc):
-        lw.remember(self.values.results[0], _dot_value(lw.kb, self.values, acc))
+        a = self.op.attributes
+        lw.remember(self.op.results[0], _dot_value(lw.kb, a["values"],
+                                                   self.op.operand_types[2].dtype,
+                                                   a["value_dtype"], acc))
 
 
-def _dot_value(kb, dot, total):
-    """The value of `dot` from its sum `total` as the reference rounds it: to the
+def _dot_value(kb, dims, operand_dtype, dtype, total):
+    """The value of a dot_general by dimensions `dims` (its attributes) of `operand_dtype`
+    operands into `dtype`, from its sum `total`, as the reference rounds it: to the
     accumulation type, then to the result dtype."""
-    accumulation = accumulation_type(dot.attributes, dot.operand_types[0].dtype)
-    return kb.convert(kb.convert(total, accumulation), dot.result_types[0].dtype)
+    accumulation = accumulation_type(dict(dims.items()), operand_dtype)
+    return kb.convert(kb.convert(total, accumulation), dtype)
 
 
 # ---- index expressions ------------------------------------------------------------------------
@@ -434,9 +440,6 @@ def _flash_plan(spec, item, layout, target):
     dtype = spec.q[0].type.dtype
     if dtype not in MMA_TYPES or any(r[0].type.dtype != dtype for r in (spec.k, spec.v)) or \
             spec.d not in HEAD_DIMS or spec.dv not in HEAD_DIMS or 0 in (spec.sq, spec.sk):
-        return None
-    if isinstance(spec.scores, _PatternScores) and \
-            spec.scores.values.operand_types[0].dtype != dtype:
         return None
     generated = target.attention_schedule(spec.sq, spec.sk, spec.d, dtype) \
         if target is not None and spec.d == spec.dv else None

@@ -104,7 +104,8 @@ class PlanNode:
     """One op of the planned block with the facts the planner asks about again and again (IR
     handles hash slowly; nodes hash by identity). `access`: per operand (source value, its
     producer node or None, the copied element-moving nodes in between, operand index); values
-    the op's regions capture come last with index -1. `readers`: planned nodes (and the
+    the op's regions capture come last with index -1 (a raised attention's, which its score
+    ops read elementwise, come after its k, through their copied chains, with index -1). `readers`: planned nodes (and the
     terminator's node) that read a result."""
     __slots__ = ("op", "index", "name", "role", "shape", "size", "operand_shapes",
                  "moves_inner", "expensive", "access", "producers", "reads_across", "readers",
@@ -221,7 +222,8 @@ class PlanGraph:
         self.captured = set()           # values that nested regions of this block read
         for n in body:
             n.captures = _captures(n.op)
-            self.captured.update(n.captures)
+            if n.name != "tensor.attention":    # its score ops read like its operands
+                self.captured.update(n.captures)
         wanted = list(self.term.op.operands) if self.term is not None else []
         for v in list(self.captured) + wanted:
             n = self.local.get(v)
@@ -229,11 +231,14 @@ class PlanGraph:
                 n.role = "shape"
 
     def _accesses(self, n):
+        reads, captured = list(enumerate(n.op.operands)), n.captures
+        if n.name == "tensor.attention":    # a raised one's score ops read between k and v,
+            reads[2:2], captured = [(-1, v) for v in captured], ()     # through moves
         out = []
-        for i, v in enumerate(n.op.operands):
+        for i, v in reads:
             src, chain = self._chain(v)
             out.append((src, self.local.get(src), chain, i))
-        for v in n.captures:
+        for v in captured:
             out.append((v, self.local.get(v), [], -1))
         return out
 

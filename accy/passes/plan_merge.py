@@ -1,24 +1,21 @@
 """The fusion planner's merge phases over one block's `PlanGraph`: union-find groups of
-planned nodes (`Groups`) grown by `group` (the attention pattern first, then cheap
-elementwise pairs, epilogues, producer -> consumer merges and siblings; each merge judged by
+planned nodes (`Groups`) grown by `group` (cheap elementwise pairs, epilogues, producer -> consumer merges and siblings; each merge judged by
 `plan_judges` and kept acyclic), and `item_order`, the groups in an order that runs every
 producer first.
 
     groups = group(g)
     for root in item_order(g, groups):
-        groups.members[root], groups.judged.get(root), groups.pattern_roles.get(root)
+        groups.members[root], groups.judged.get(root)
 """
 import heapq
 
-from accy.passes.plan_attention import match_attention
 from accy.passes.plan_judges import HEROES, check_rules, compatible, escaping_free, judge, \
     reduction_rules, trailing
 from accy.passes.plan_graph import position
 
 class Groups:
     """Union-find over the planned nodes of graph `g`, with the item graph kept for the cycle
-    check. `judged`: root -> (kind, hero node[, reduction space]) of its last merge;
-    `pattern_roles`: root of a fixed attention-pattern group -> role name -> node."""
+    check. `judged`: root -> (kind, hero node[, reduction space]) of its last merge."""
 
     def __init__(self, g):
         self.g = g
@@ -28,7 +25,6 @@ class Groups:
         self.fixed = set()
         self.refused = set()
         self.judged = {}
-        self.pattern_roles = {}
         self.heroes = {n: {n.role: [n]} for n in g.planned if n.role in HEROES}
         self.succ = {n: set() for n in g.planned}
         self.pred = {n: set() for n in g.planned}
@@ -178,16 +174,6 @@ def _joined(x, y):
 def group(g):
     """The `Groups` of graph `g` once no merge is left."""
     groups = Groups(g)
-    # the decomposed attention pattern first: its nodes become one fixed group
-    for n in reversed(g.planned):
-        if n.role == "dot" and groups.find(n) not in groups.fixed:
-            found = match_attention(g, n)
-            if found and all(groups.find(x) is x and x not in groups.fixed for x in found[0]):
-                root = found[0][0]
-                for x in found[0][1:]:
-                    root = groups.union(groups.find(root), x)
-                groups.fixed.add(root)
-                groups.pattern_roles[root] = found[1]
     groups.fixed |= {n for n in g.planned if n.role == "alone"}
     # a cheap elementwise op read only by an elementwise op of its shape joins it without a
     # judge: the pair is a valid loop, and wherever the reader goes later the op is valid too

@@ -29,23 +29,22 @@ How ops are grouped (docs/plans.md has the full rules):
   reduce trailing dims and a row result flows back into the row, which is also how one
   reduction feeds another; else `reduction`, several of them a multi-output reduction); one dot_general with convert operands and an elementwise epilogue of its
   shape; one scan with elementwise producers and consumers of its shape; and attention,
-  iterate, kernel_call alone. The decomposed attention pattern (dot_general -> scale/mask ->
-  softmax -> dot_general) becomes one `flash_attention` item.
+  iterate, kernel_call alone (the decomposed attention pattern reaches the planner raised into
+  one attention by the `raise-attention` pass).
 - Cost model against recomputation: ops are never duplicated (only the element-moving ops and
   constants above, which cost no arithmetic). Inside a work item a value smaller than the
   item's iteration space is recomputed per use, so such members must be cheap: no division,
   power or transcendental (`EXPENSIVE`).
 
 Bytes are estimated as each input read once and each output written once (broadcast reads hit
-the cache), plus the tile re-reads of a dot_general (`dot_rereads`).
+the cache), plus the tile re-reads of a dot_general or attention (`dot_rereads`).
 
 This module holds the analysis (`WorkItem`, `SchedulePlan`, the estimates, `plan_block`); the
-planner's graph is `plan_graph`, its judges `plan_judges`, its merge phases `plan_merge`, the
-attention pattern it recognizes `plan_attention`. `DOT_TILE`, `trailing` and `dense_constant`
+planner's graph is `plan_graph`, its judges `plan_judges`, its merge phases `plan_merge`. `DOT_TILE`, `trailing` and `dense_constant`
 are imported from here by the outline and the lowering, `work_item_module` by the runtime.
 """
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from accy._core.types import numpy_dtype
@@ -55,6 +54,7 @@ from accy.passes.plan_judges import judge, trailing
 from accy.passes.plan_merge import group, item_order
 from accy.passes.shape_layout import shape_layout, value_numbers
 from accy.passes.work_item_module import work_item_module
+from accy.tensor.dialect import attention_dims
 
 __all__ = ["KINDS", "DOT_TILE", "WorkItem", "SchedulePlan", "dot_rereads", "plan_block",
            "compute_schedule_plan", "SCHEDULE_PLAN", "schedule_plan", "PASS",
@@ -70,9 +70,8 @@ class WorkItem:
     """One kernel. `ops`: every op it computes, in program order (copied element-moving ops and
     constants included); `inputs`: values it reads from outside (function arguments, values of
     enclosing blocks, or earlier items' outputs); `outputs`: values it writes for later items or
-    for the block's terminator. `hero`: the op that picked the kind. `roles`: for a recognized
-    flash_attention pattern, role name -> op. `plans`: for iterate, the plans of its cond and
-    body blocks."""
+    for the block's terminator. `hero`: the op that picked the kind. `plans`: for iterate, the
+    plans of its cond and body blocks."""
     id: int
     kind: str
     hero: object
@@ -81,7 +80,6 @@ class WorkItem:
     outputs: tuple
     bytes: int
     flops: int
-    roles: dict = field(default_factory=dict)
     plans: tuple = ()
 
 
@@ -121,9 +119,6 @@ class SchedulePlan:
             lines.append(f"{pad}  ops: " + " ".join(_op_ref(op, numbers) for op in item.ops))
             lines.append(f"{pad}  inputs: {vals(item.inputs)}")
             lines.append(f"{pad}  outputs: {vals(item.outputs)}")
-            if item.roles:
-                lines.append(f"{pad}  roles: " + ", ".join(
-                    f"{role} {_op_ref(op, numbers)}" for role, op in item.roles.items()))
             for label, sub in zip(("cond", "body"), item.plans):
                 lines.append(f"{pad}  {label}: " + sub.text(numbers, depth + 2).lstrip())
         if self.constants:
@@ -166,9 +161,9 @@ def _flops(n):
                    for d in n.op.attributes["lhs_contracting_dimensions"]])
         return 2 * n.size * k
     if n.name == "tensor.attention":
-        b, h, sq, d = n.operand_shapes[0]
-        sk, dv = n.operand_shapes[1][2], n.operand_shapes[2][3]
-        return 2 * b * h * sq * sk * (d + dv) + 5 * b * h * sq * sk
+        batch, sq, sk, d, dv = attention_dims(n.op)
+        rows = math.prod(batch) * sq
+        return 2 * rows * sk * (d + dv) + 5 * rows * sk
     return 0
 
 
@@ -177,7 +172,7 @@ def dot_rereads(op):
     DOT_TILE x DOT_TILE output tiles, the lhs is read once per column tile and the rhs once per
     row tile (attention: K and V once per query tile)."""
     if op.name == "tensor.attention":
-        sq = op.operand_types[0].shape[2]
+        sq = op.operand_types[0].shape[-2]
         return (-(-sq // DOT_TILE) - 1) * sum(_nbytes(v) for v in op.operands[1:3])
     if op.name != "tensor.dot_general":
         return 0
@@ -201,8 +196,7 @@ def plan_block(block, layout):
     items, item_of = [], {}
     for root in item_order(g, groups):
         members = sorted(groups.members[root], key=position)
-        item = _item(g, len(items), members, groups.pattern_roles.get(root),
-                     groups.judged.get(root))
+        item = _item(g, len(items), members, groups.judged.get(root))
         items.append(item)
         for op in item.ops:
             item_of.setdefault(op, item.id)
@@ -215,7 +209,7 @@ def plan_block(block, layout):
                         _ideal_bytes(g, items), tuple(n.op for n in constants))
 
 
-def _item(g, index, members, pattern_roles, judged):
+def _item(g, index, members, judged):
     member_set = set(members)
     copied, inputs, seen = {}, [], set()
     for n in members:
@@ -228,28 +222,18 @@ def _item(g, index, members, pattern_roles, judged):
     nodes = sorted(members + list(copied), key=position)
     outputs = [r for n in members for r, readers, escapes in n.results
                if escapes or any(x not in member_set for x in readers)]
-    if pattern_roles is not None:
-        kind, hero = "flash_attention", pattern_roles["values"]
-    elif len(members) == 1 and members[0].role == "alone":
+    if len(members) == 1 and members[0].role == "alone":
         kind, hero = ALONE[members[0].name], members[0]
     else:
         kind, hero = (judged or judge(g, member_set))[:2]
     nbytes = sum(_nbytes(v) for v in inputs) + sum(_nbytes(v) for v in outputs)
-    roles = {name: n.op for name, n in (pattern_roles or {}).items()}
-    nbytes += _attention_rereads(roles) if roles else dot_rereads(hero.op)
+    nbytes += dot_rereads(hero.op)
     plans = ()
     if kind == "iterate":
         plans = tuple(plan_block(region.blocks[0], g.layout) for region in hero.op.regions)
     flops = sum(_flops(n) for n in members)
     return WorkItem(index, kind, hero.op, tuple(n.op for n in nodes), tuple(inputs),
-                    tuple(outputs), nbytes, flops, roles, plans)
-
-
-def _attention_rereads(roles):
-    """K and V once per query tile, as a flash_attention kernel streams them."""
-    scores, values = roles["scores"], roles["values"]
-    tiles = -(-scores.operand_types[0].shape[-2] // DOT_TILE)
-    return (tiles - 1) * (_nbytes(scores.operands[1]) + _nbytes(values.operands[1]))
+                    tuple(outputs), nbytes, flops, plans)
 
 
 def _ideal_bytes(g, items):
@@ -260,9 +244,7 @@ def _ideal_bytes(g, items):
     if g.term is not None:
         total += sum(_nbytes(v) for v in set(g.term.op.operands))
     for item in items:
-        if item.roles:
-            total += _attention_rereads(item.roles)
-        elif item.kind in ("dot_general", "flash_attention"):
+        if item.kind in ("dot_general", "flash_attention"):
             total += dot_rereads(item.hero)
     return total
 

@@ -10,7 +10,7 @@ cannot disagree.
 """
 import re
 
-from accy._core.attributes import DenseAttr, FloatAttr
+from accy._core.attributes import DenseAttr, DictAttr, FloatAttr
 from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUTATIVE,
                                  ELEMENTWISE, SAME_OPERANDS_AND_RESULT_TYPE, TERMINATOR,
                                  SINGLE_BLOCK, CONSTANT)
@@ -41,7 +41,7 @@ UNARY = {"negate": NUMERIC, "abs": NUMERIC, "sign": NUMERIC, "not": INT_OR_BOOL,
 DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARE_TYPES = ("FLOAT", "SIGNED", "UNSIGNED")
 GATHER_MODES = ("take", "along_axis")
-REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate")
+REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention")
 
 
 def _shape_error(code, message):
@@ -362,6 +362,8 @@ ATTENTION_COMPUTE = {"f16": "f32", "bf16": "f32"}     # low-precision attention 
 
 
 def _attention(ins, attrs, outs):
+    if "scores" in attrs:
+        return _raised_attention(ins, attrs, outs)
     q, k, v = (_tensor(t, n) for t, n in zip(ins, "qkv"))
     if any(t.rank != 4 for t in (q, k, v)) or not (q.dtype == k.dtype == v.dtype) or \
             q.dtype not in FLOAT_DTYPES:
@@ -380,6 +382,93 @@ def _attention(ins, attrs, outs):
     if not isinstance(attrs.get("scale"), FloatAttr) or type(attrs.get("causal", False)) is not bool:
         raise _shape_error("attr", "needs a float 'scale' and a bool 'causal'")
     return (TensorType(q.dtype, (b, h, sq, dv)),)
+
+
+def attention_score_type(ins, attrs):
+    """The type of the scores (q·k by the `scores` dot) of a raised attention (checked: C45)."""
+    q, k = _tensor(ins[0], "q"), _tensor(ins[1], "k")
+    dims = _dict(attrs, "scores")
+    dtype = attrs.get("score_dtype")
+    if dims is None or not isinstance(dtype, str) or dtype not in FLOAT_DTYPES \
+            or q.dtype not in FLOAT_DTYPES:
+        raise _shape_error("C45", "a raised attention needs a 'scores' dict of dot_general "
+                                  "dimensions and a float 'score_dtype', on float q and k")
+    nb = q.rank - 2
+    batch = tuple(range(nb))
+    if nb < 0 or k.rank != q.rank or tuple(dims.get(n, ()) for n in DOT_DIMENSIONS[:3]) != \
+            (batch, batch, (nb + 1,)) or tuple(dims.get(DOT_DIMENSIONS[3], ())) not in \
+            ((nb,), (nb + 1,)):
+        raise _shape_error("C45", f"the scores dot must batch the leading {nb} dims and "
+                                  f"contract q's last dim with one of k's last two, got {dims}")
+    return _dot_general((q, k), dims, (TensorType(dtype, _dot_shape(q, k, dims)),))[0]
+
+
+def attention_dims(op):
+    """(batch dims, seq_q, seq_k, head dim, value dim) of a composite or raised attention."""
+    q = op.operand_types[0]
+    *batch, sq, d = q.shape
+    if "scores" in op.attributes:
+        sk = attention_score_type(op.operand_types, dict(op.attributes)).shape[-1]
+    else:
+        sk = op.operand_types[1].shape[-2]
+    return tuple(batch), sq, sk, d, op.result_types[0].shape[-1]
+
+
+def _dict(attrs, name):
+    value = attrs.get(name)
+    return dict(value.items()) if isinstance(value, DictAttr) else None
+
+
+def _dot_shape(lhs, rhs, dims):
+    lb, rb, lc, rc = (tuple(dims.get(n, ())) for n in DOT_DIMENSIONS)
+    return (tuple(lhs.shape[d] for d in lb)
+            + tuple(s for i, s in enumerate(lhs.shape) if i not in lb + lc)
+            + tuple(s for i, s in enumerate(rhs.shape) if i not in rb + rc))
+
+
+def _raised_attention(ins, attrs, outs):
+    """A decomposed pattern raised into one op: the scores dot, the `score` region (scores ->
+    z), softmax over the last dim (the sum in `sum_dtype` when given), p converted to v's
+    dtype, the `values` dot (C45, C46; its region: C47)."""
+    if len(ins) != 3 or "scale" in attrs or "causal" in attrs:
+        raise _shape_error("C45", "a raised attention takes q, k, v and no scale, mask or "
+                                  "causal")
+    scores = attention_score_type(ins, attrs)
+    v = _tensor(ins[2], "v")
+    dims = _dict(attrs, "values")
+    nb = scores.rank - 2
+    batch = tuple(range(nb))
+    if dims is None or tuple(dims.get(n, ()) for n in DOT_DIMENSIONS[:3]) != \
+            (batch, batch, (nb + 1,)) or v.rank != scores.rank or \
+            tuple(dims.get(DOT_DIMENSIONS[3], ())) not in ((nb,), (nb + 1,)):
+        raise _shape_error("C46", f"the values dot must batch the leading {nb} dims and "
+                                  f"contract the keys with one of v's last two, got {dims}")
+    dtype = attrs.get("value_dtype")
+    if dtype not in FLOAT_DTYPES:
+        raise _shape_error("C46", f"'value_dtype' must be a float dtype, got {dtype!r}")
+    p = TensorType(v.dtype, scores.shape)
+    return _dot_general((p, v), dims, (TensorType(dtype, _dot_shape(p, v, dims)),))
+
+
+def _attention_regions(op):
+    """The composite has no region; the raised form one, `score`: scores -> z (C47)."""
+    raised = "scores" in op.attributes
+    if len(op.regions) != int(raised):
+        return f"(C47) a{' raised' if raised else ' composite'} attention holds " \
+               f"{int(raised)} regions, got {len(op.regions)}"
+    if not raised:
+        return None
+    scores = attention_score_type(op.operand_types, dict(op.attributes))
+    block = op.regions[0].blocks[0] if len(op.regions[0].blocks) == 1 else None
+    last = block.last_op if block is not None else None
+    z = last.operand_types if last is not None and last.name == "tensor.yield" else ()
+    if len(z) != 1 or z[0].shape != scores.shape or z[0].dtype not in FLOAT_DTYPES:
+        return f"(C47) the score block yields one float tensor of the scores' shape " \
+               f"{scores.shape}"
+    sum_dtype = op.attributes.get("sum_dtype", z[0].dtype)
+    if sum_dtype not in FLOAT_DTYPES:
+        return f"(C47) 'sum_dtype' must be a float dtype, got {sum_dtype!r}"
+    return _body_signature(op.regions[0], (scores,), z, "C47", "score")
 
 
 def _kernel_call(ins, attrs, outs):
@@ -455,7 +544,8 @@ def _iterate_regions(op):
 def _yield_parent(op):
     parent = op.parent_op
     if parent is None or parent.name not in REGION_OPS:
-        return "(C44) must end a region of tensor.reduce, tensor.scan or tensor.iterate"
+        return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate or "
+                "tensor.attention")
     return None
 
 
@@ -537,8 +627,10 @@ def _rows():
         _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, infers=False,
              traits=SINGLE_BLOCK,
              region_check=_iterate_regions),
-        _row("attention", (3, 4), _attention, attributes={
-            "scale": (FloatAttr, True), "causal": (bool, False)}),
+        _row("attention", (3, 4), _attention, regions=VARIADIC, attributes={
+            "scale": (FloatAttr, False), "causal": (bool, False), "scores": (DictAttr, False),
+            "score_dtype": (str, False), "values": (DictAttr, False),
+            "value_dtype": (str, False), "sum_dtype": (str, False)}, region_check=_attention_regions),
         _row("kernel_call", (0, VARIADIC), _kernel_call, results=(1, VARIADIC), infers=False,
              traits=0, attributes={"ptx": (str, True), "kernel": (str, True),
                                    "grid": (tuple, True), "block": (tuple, True),
