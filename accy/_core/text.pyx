@@ -95,6 +95,22 @@ def _key_str(str k):
 
 def float_text(bits, str dtype):
     """Shortest decimal text that reads back to exactly `bits`, else the hex bit pattern."""
+    key = (bits, dtype)
+    text = _FLOAT_TEXTS.get(key)
+    if text is None:
+        if len(_FLOAT_TEXTS) >= MAX_FLOAT_TEXTS:
+            _FLOAT_TEXTS.clear()
+        text = _FLOAT_TEXTS[key] = _float_text(bits, dtype)
+    return text
+
+
+# float_text's answers (a pure function of its arguments, a few microseconds each through
+# numpy's rounding): kernels and modules print the same few constants again and again
+_FLOAT_TEXTS = {}
+MAX_FLOAT_TEXTS = 4096
+
+
+def _float_text(bits, str dtype):
     value = _bits_to_array(bits, dtype)[0]
     if math.isfinite(float(value)):
         text = repr(float(value)) if dtype == "f64" else str(value)
