@@ -1,5 +1,6 @@
 """Launches and what a lowering hands back: `Launch` (grid, block, shared bytes), `KernelPlan` (what
-a kind's plan function decides for the outline), CUDA's grid
+a kind's plan function decides for the outline), `NoKernel` (a plan for an item no kernel of
+its kind takes), CUDA's grid
 limits, the block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the
 serial baseline's launch and schedule, `Schedule` (a throughput schedule's launch, name and
 workspace) and `LoweredKernel` (a kl kernel with the launch it runs with), which every lowering
@@ -10,6 +11,8 @@ grid capped at these limits stays correct.
 """
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from accy.errors import UnsupportedError
 
 GRID_X_LIMIT = 2 ** 31 - 1
 GRID_YZ_LIMIT = 65535
@@ -31,12 +34,23 @@ class Launch:
 class KernelPlan(NamedTuple):
     """What a kind's plan function (`plan_rows`, ...) decides for one work item from the item,
     its layout and the target; the outline stores it and the lowering follows it: the kernel's
-    scalar parameters ((name, value) pairs, passed as u64), its launch domain, and the kind's
-    schedule where the plan picks it (rows: a `RowPlan`; None where the lowering picks it from
-    the item's reads)."""
+    scalar parameters ((name, value) pairs, passed as u64), the launch domain the outline
+    shows (the grid the kind's throughput kernel is planned for), and the kind's schedule
+    (rows: a `RowPlan`; elementwise, scan, dot and attention: their plan, whose `name`,
+    `launch` and `workspace` are the kernel's schedule name, the launch it gets and its
+    scratch bytes; or a `NoKernel`)."""
     scalars: tuple
     launch: Launch
     schedule: object = None
+
+
+class NoKernel(NamedTuple):
+    """The schedule of an item no kernel of its kind takes: the lowering raises
+    UnsupportedError(reason) (under the exact tier the item runs on the host)."""
+    reason: str
+
+    def refuse(self):
+        raise UnsupportedError(self.reason)
 
 
 def blocks(n, per_block):
@@ -85,6 +99,7 @@ class LoweredKernel:
 
 
 def lowered(outline, kernel, schedule):
-    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule` says."""
+    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule` (a `Schedule`, or a
+    kind's plan: anything with a `launch`, a `name` and a `workspace`) says."""
     return LoweredKernel(outline.name, outline.kind, outline.work_item, kernel, outline,
                          schedule.launch, schedule=schedule.name, workspace=schedule.workspace)

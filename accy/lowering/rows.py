@@ -88,8 +88,9 @@ class RowPlan:
     splits: int = 0
 
 
-def plan_rows(item, target):
-    """The KernelPlan of `item`: scalars `rows`, `row_length` and, for a reduction of fewer
+def plan_rows(item, layout, target):
+    """The KernelPlan of `item` (its layout is not needed: rows are planned from the hero's
+    shape): scalars `rows`, `row_length` and, for a reduction of fewer
     rows than 2 x the target's SMs, rows longer than SPLIT_ROW, `splits`, the blocks each row
     is split over; the launch domain, whose shared memory holds the warps' partials, and a row
     pipeline's row when it does not fit in registers but fits the target's shared memory per

@@ -40,7 +40,7 @@ from accy.lowering.rows import plan_rows
 from accy.lowering.scan import plan_scan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.schedule import schedule_plan
-from accy.passes.shape_layout import value_numbers
+from accy.passes.shape_layout import shape_layout, value_numbers
 from accy.passes.target import TargetProfile, target_profile
 from accy.safe_names import safe_name
 
@@ -135,8 +135,9 @@ def kernel_prefix(func):
                      MAX_PREFIX)
 
 
-def compute_outline_plan(func, schedule, target):
-    plan = KernelOutlinePlan(func, schedule, _outlines(schedule, target, kernel_prefix(func)))
+def compute_outline_plan(func, schedule, layout, target):
+    plan = KernelOutlinePlan(func, schedule,
+                             _outlines(schedule, layout, target, kernel_prefix(func)))
     seen = set()
     for k in plan.kernels():
         if k.name in seen:
@@ -146,12 +147,12 @@ def compute_outline_plan(func, schedule, target):
     return plan
 
 
-def _outlines(schedule, target, prefix):
+def _outlines(schedule, layout, target, prefix):
     out = []
     for item in schedule.items:
         name = f"{prefix}$k{item.id}${item.kind}"
         if item.kind == "iterate":
-            nested = tuple(_outlines(sub, target, f"{prefix}$k{item.id}${label}")
+            nested = tuple(_outlines(sub, layout, target, f"{prefix}$k{item.id}${label}")
                            for sub, label in zip(item.plans, ("cond", "body")))
             out.append(KernelOutline(name, "iterate", item.id, _params(item), (), None, nested))
             continue
@@ -161,7 +162,7 @@ def _outlines(schedule, target, prefix):
             launch = Launch(tuple(a["grid"]), tuple(a["block"]), a.get("shared_bytes", 0))
             out.append(KernelOutline(name, item.kind, item.id, _params(item), (), launch))
             continue
-        plan = PLANS[item.kind](item, target)
+        plan = PLANS[item.kind](item, layout, target)
         out.append(KernelOutline(name, item.kind, item.id, _params(item),
                                  tuple(ScalarParam(n, "u64", v) for n, v in plan.scalars),
                                  plan.launch, schedule=plan.schedule))
@@ -186,12 +187,13 @@ OUTLINE_PLAN = AnalysisDescriptor("KernelOutlinePlan", WorkContract(
 
 
 def outline_plan(pass_context, func):
-    """The KernelOutlinePlan of `func` through the analysis cache (reads the schedule plan and
-    the target profile of the enclosing module)."""
+    """The KernelOutlinePlan of `func` through the analysis cache (reads the schedule plan, the
+    shape/layout analysis and the target profile of the enclosing module)."""
     def compute(op, scope):
         module = op.parent_op
         target = target_profile(scope, module) if module is not None else TargetProfile()
-        return compute_outline_plan(op, schedule_plan(scope, op), target)
+        return compute_outline_plan(op, schedule_plan(scope, op), shape_layout(scope, op),
+                                    target)
     return pass_context.get_analysis(func, OUTLINE_PLAN, compute)
 
 
