@@ -1,10 +1,9 @@
 """Launches and what a lowering hands back: `Launch` (grid, block, shared bytes), `KernelPlan` (what
-a kind's plan function decides for the outline), `NoKernel` (a plan for an item no kernel of
-its kind takes), CUDA's grid
-limits, the block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the
-serial baseline's launch and schedule, `Schedule` (a throughput schedule's launch, name and
-workspace) and `LoweredKernel` (a kl kernel with the launch it runs with), which every lowering
-returns.
+a kind's plan function decides for the outline: scalars, launch domain, the kind's schedule),
+`NoKernel` (the schedule of an item no kernel of its kind takes), CUDA's grid limits, the
+block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the serial
+baseline's launch, and `LoweredKernel` (a kl kernel with the launch it runs with), which every
+lowering returns (`lowered`).
 
 Every kernel strides over whatever its grid does not cover (a grid-stride loop per dim), so a
 grid capped at these limits stays correct.
@@ -70,21 +69,6 @@ def baseline_launch(threads):
 
 
 @dataclass(frozen=True)
-class Schedule:
-    """A throughput schedule's launch, its name (for the report) and the bytes of scratch the
-    kernel takes as one extra pointer parameter after its scalars (the runtime zeroes it
-    before each launch: counters start at 0; partials are written before they are read)."""
-    launch: Launch
-    name: str
-    workspace: int = 0
-
-
-def serial_schedule(threads):
-    """The serial baseline's Schedule for a kernel wanting `threads` threads."""
-    return Schedule(baseline_launch(threads), "serial")
-
-
-@dataclass(frozen=True)
 class LoweredKernel:
     name: str
     kind: str
@@ -94,12 +78,12 @@ class LoweredKernel:
     launch: object          # the Launch this kernel runs with
     ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
     scope: tuple = None     # None, or (iterate item id, "cond" | "body", ...): a loop's kernel
-    schedule: str = "serial"    # the lowering's schedule, for the report
+    schedule: str = "serial"    # the plan's schedule name, for the report
     workspace: int = 0      # bytes of scratch, zeroed before each launch, passed last
 
 
 def lowered(outline, kernel, schedule):
-    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule` (a `Schedule`, or a
-    kind's plan: anything with a `launch`, a `name` and a `workspace`) says."""
+    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule`, the kind's plan
+    (`RowPlan`, `ElementwisePlan`, ...: its `launch`, `name` and `workspace`), says."""
     return LoweredKernel(outline.name, outline.kind, outline.work_item, kernel, outline,
                          schedule.launch, schedule=schedule.name, workspace=schedule.workspace)

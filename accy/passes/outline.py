@@ -16,17 +16,17 @@ iterate item is no kernel: its outline has no launch and holds the outlines of i
 body blocks (the host runs the loop).
 
 Each kind's module plans its kernels (`plan_elementwise`, `plan_rows`, `plan_scan`,
-`plan_dot`, `plan_attention`: `PLANS`) from the work item and the target profile (its
-generated schedules and its arch's machine facts, `TargetProfile.facts`), as a
-`KernelPlan`: the scalars, the launch domain the kind's throughput kernel is planned for, and
-the kind's schedule where the plan picks it; the outline stores all three (`schedule`), and
-the lowering follows what the plan picked instead of deciding again (rows: `RowPlan`, the
-split, column, packed or serial schedule and where a row pipeline keeps its row). A lowering
-launches its kernel with the domain it was written for (`LoweredKernel.launch`: the serial
-baselines and some throughput schedules pick their own grid). Grid dims are capped at CUDA's
-limits (accy/lowering/launch.py); every kernel strides over whatever its grid does not
-cover, so a capped grid stays correct. The plans' domains are described in their modules'
-plan functions.
+`plan_dot`, `plan_attention`: `PLANS`) from the work item, the shape/layout analysis and the
+target profile (its generated schedules and its arch's machine facts, `TargetProfile.facts`),
+as a `KernelPlan`: the scalars, the launch domain the kind's throughput kernel is planned for
+(what the outline text shows), and the kind's schedule (`ElementwisePlan`, `RowPlan`,
+`ScanPlan`, `DotPlan`, `AttentionPlan`, or a `NoKernel` saying why none takes the item),
+which holds the launch the kernel gets, its workspace and what the lowering needs of the
+choice. The outline stores all three (`schedule`) and the lowering follows the schedule
+instead of deciding again, so each launch is decided here, once. Grid dims are capped at
+CUDA's limits (accy/lowering/launch.py); every kernel strides over whatever its grid does
+not cover, so a capped grid stays correct. The plans' domains are described in their
+modules' plan functions.
 """
 import string
 from dataclasses import dataclass
@@ -74,9 +74,10 @@ class KernelOutline:
     work_item: int
     params: tuple
     scalars: tuple
-    launch: object              # Launch, or None for iterate (a host loop)
+    launch: object              # the launch domain (Launch), or None for iterate (a host loop)
     nested: tuple = ()          # iterate: (cond outlines, body outlines)
-    schedule: object = None     # the kind's schedule as its plan picked it (KernelPlan.schedule)
+    schedule: object = None     # the kind's schedule as its plan picked it (KernelPlan.schedule):
+                                # the launch the kernel gets, which the lowering follows
 
 
 @dataclass(eq=False)
