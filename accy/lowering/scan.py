@@ -1,10 +1,11 @@
 """Lowering of `scan` work items to a `kl.kernel`. A row is every element along the scan's
 dimension (length L); `plan_scan` picks one of five schedules (`ScanPlan`, stored in the
 outline and followed by `lower_scan`; its `name` is the one the report and the tests see,
-its launch the one the kernel gets) from the shape, the body and the target's scan schedule for (L, dtype)
-(`threads` T, rounded up to whole warps, and `elements_per_thread` E, at most 16 and at most
-4096 / T: each element takes a register, and a block of T threads has 65536 / T per thread; the
-parallel kernels declare their block size, `max_threads`, so ptxas stays within that):
+its launch the one the kernel gets) from the shape, the body and the target's scan schedule
+for (L, dtype) (`threads` T, rounded up to whole warps, and `elements_per_thread` E, at most
+16 and at most 4096 / T: each element takes a register, and a block of T threads has
+65536 / T per thread; the parallel kernels declare their block size, `max_threads`, so
+ptxas stays within that):
 
 - serial: a thread per row (a grid-stride loop over rows) walking it in the reference
   interpreter's order (backwards for a reverse scan), carrying the accumulator; an inclusive
