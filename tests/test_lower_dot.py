@@ -314,8 +314,8 @@ def test_a_generated_split_must_give_that_many_slices(rng):
 
 def test_a_generated_dot_schedule_must_fit_shared_memory(rng):
     """8 stages of 128 x 256 bf16 tiles (192 KiB) fit an sm_90's shared memory, not an
-    sm_86's: an error naming the schedule (a TargetError, through the kernelize pass), at
-    compile time."""
+    sm_86's: an error naming the schedule (a TargetError, from the dot's plan when the outline
+    is made), at compile time."""
     a, b = draw(rng, (256, 64), "bf16"), draw(rng, (64, 256), "bf16")
     accy.compile(lambda x, y: x @ y, a, b, target=_dot_schedule(256, 256, 64, "bf16", 128, 256,
                                                                  8, 1))

@@ -4,11 +4,13 @@ and the buffer plan's packing, in-place reuse and donation."""
 import os
 import pathlib
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import accy.ops as ops
 from accy import reference
+from accy.compiler import compilation
 from accy._core.analysis import AnalysisCache
 from accy.compiler import PREPARE
 from accy.examples.graphs import GRAPHS
@@ -292,6 +294,49 @@ def test_outline_of_a_dot_general():
     assert [(s.name, s.value) for s in k.scalars] == [("m", 512), ("n", 4096), ("k", 1024),
                                                       ("batch", 1)]
     assert k.launch.grid == (32, 4, 1)
+
+
+def _f(shape, dtype=np.float32):
+    return np.ones(shape, dtype)
+
+
+BF16 = ml_dtypes.bfloat16
+
+
+LAUNCH_CASES = {      # a program, its arguments, and the schedules its kernels take
+    "vector": (lambda x: x * 2 + 1, [_f((1000,))], ["vector"]),
+    "tiled transpose": (lambda x: ops.transpose(x) * 2, [_f((64, 96))], ["tiled_transpose"]),
+    "serial elementwise": (lambda x: x + x, [_f((300,), np.int8)], ["serial"]),
+    "warp per row": (lambda x: ops.softmax(x, -1), [_f((64, 40))], ["warp per row, registers"]),
+    "block per row": (lambda x: ops.softmax(x, -1), [_f((64, 1000))],
+                      ["block per row, registers"]),
+    "column": (lambda x: ops.sum(x, 0), [_f((1000, 64))], ["column"]),
+    "split row": (lambda x: ops.sum(x), [_f((1 << 20,))], ["split row"]),
+    "scan": (lambda x: ops.cumsum(x, axis=1), [_f((600, 64))], ["warp"]),
+    "lookback": (lambda x: ops.cumsum(x, axis=1), [_f((2, 20000))], ["lookback"]),
+    "mma": (lambda x, y: x @ y, [_f((2048, 128), BF16), _f((128, 2048), BF16)], ["mma"]),
+    "split-k": (lambda x, y: x @ y, [_f((64, 4096), BF16), _f((4096, 64), BF16)],
+                ["mma split-k"]),
+    "fma": (lambda x, y: x @ y, [_f((16, 24)), _f((24, 8))], ["serial"]),
+    "flash": (lambda q, k, v: ops.attention(q, k, v),
+              [_f((1, 2, 80, 64), BF16) for _ in "qkv"], ["flash"]),
+    "serial attention": (lambda q, k, v: ops.attention(q, k, v),
+                         [_f((1, 2, 8, 16)) for _ in "qkv"], ["serial"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAUNCH_CASES))
+def test_each_kernel_gets_the_launch_its_plan_recorded(case):
+    """The outline stores each kind's plan (its schedule, launch and workspace) and the
+    lowering follows it: every kernel runs with the launch, schedule name and workspace its
+    plan recorded."""
+    fn, args, schedules = LAUNCH_CASES[case]
+    c = compilation(fn, *args, target="sm_90", stop="kl")   # (holds the kernels' IR)
+    kernels = c.kernelization.kernels
+    assert [k.schedule for k in kernels] == schedules
+    for k in kernels:
+        plan = k.outline.schedule
+        assert (k.launch, k.schedule, k.workspace) == (plan.launch, plan.name, plan.workspace)
 
 
 # ---- buffers ------------------------------------------------------------------------------------

@@ -9,6 +9,9 @@ dot in its own dtypes. A top-left causal mask is known as such (the composite's 
 raised one, a select ending the chain that hides, by a compare of the key's and the query's
 iota, exactly the keys past the query).
 
+Which path, its launch and what the item computes are planned once, in `plan_attention`
+(an `AttentionPlan` the outline stores); the lowering follows it.
+
 **Flash** (schedule "flash", `_flash_plan`): q, k and v of one dtype, f16 or bf16; head dims
 (q·k and v) of 64 or 128; each read from an item input through element moves only (reshape,
 transpose, broadcast, slice) at element strides with the head dim contiguous and every other
@@ -62,12 +65,11 @@ import numpy as np
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.kl import MMA_TYPES
-from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, Schedule,
-                                  blocks, capped_grid, lowered, serial_schedule)
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, NoKernel,
+                                  baseline_launch, blocks, capped_grid, lowered)
 from accy.lowering.mma import CHUNK, PAD, ldmatrix_lane
 from accy.lowering.values import Affine, FloorDiv, Lowering, Mod, Sum, start_kernel
 from accy.passes.shape_layout import identity_map, row_major_strides
-from accy.passes.target import TargetProfile
 from accy.tensor.dialect import ATTENTION_COMPUTE, attention_dims
 from accy.tensor.semantics import accumulation_type
 
@@ -81,28 +83,58 @@ COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operat
            "GT": operator.gt, "GE": operator.ge}
 
 
-def plan_attention(item, target):
-    """The outline's scalars (`batch_heads`, `seq_q`, `seq_k`, `head_dim`) and launch domain
-    of attention `item`: 64 query rows per block of 128 threads, K/V tiles of 64 rows in two
-    shared-memory stages; grid (query tiles, batch x heads)."""
+@dataclass(frozen=True)
+class AttentionPlan:
+    """The schedule `plan_attention` picks for an attention item, which `lower_attention`
+    follows: `name` (flash or serial), the kernel's `launch`, `spec`, what the item computes
+    (`_Spec`), and `flash`, the flash kernel's `_FlashPlan` (None on the serial path)."""
+    name: str
+    launch: Launch
+    spec: object
+    flash: object = None
+    workspace: int = 0          # (neither path takes scratch)
+
+
+def plan_attention(item, layout, target):
+    """The KernelPlan of attention `item`: scalars `batch_heads`, `seq_q`, `seq_k` and
+    `head_dim`; the launch domain (64 query rows per block of 128 threads, K/V tiles of 64
+    rows in two shared-memory stages; grid (query tiles, batch x heads)); and the
+    AttentionPlan (the flash path when `_flash_plan` takes the item, else the serial one; a
+    NoKernel when no kernel computes it)."""
     batch, sq, sk, d, dv = attention_dims(item.hero)
     heads = math.prod(batch)
     itemsize = numpy_dtype(item.hero.operand_types[0].dtype).itemsize
     shared = 2 * 64 * (d + dv) * itemsize
     scalars = (("batch_heads", heads), ("seq_q", sq), ("seq_k", sk), ("head_dim", d))
-    return KernelPlan(scalars, Launch(capped_grid(blocks(sq, 64), heads), (128, 1, 1), shared))
+    return KernelPlan(scalars, Launch(capped_grid(blocks(sq, 64), heads), (128, 1, 1), shared),
+                      _schedule(item, layout, target))
+
+
+def _schedule(item, layout, target):
+    try:
+        spec = _raised_spec(item, layout) if "scores" in item.hero.attributes \
+            else _composite_spec(item)
+    except UnsupportedError as e:
+        return NoKernel(str(e))
+    flash = _flash_plan(spec, item, layout, target)
+    if flash is None:
+        return AttentionPlan("serial", baseline_launch(math.prod(spec.batch) * spec.sq), spec)
+    return AttentionPlan("flash", Launch(flash.grid, (flash.threads, 1, 1),
+                                         flash.dynamic_bytes), spec, flash)
 
 
 def lower_attention(context, block, outline, item, layout, target=None):
-    """Write the kernel of attention `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the flash
-    path, else the serial one)."""
-    spec = _raised_spec(item, layout) if "scores" in item.hero.attributes \
-        else _composite_spec(item)
-    plan = _flash_plan(spec, item, layout, target)
-    if plan is not None:
-        return _lower_flash(context, block, outline, item, layout, spec, plan)
-    return _lower_serial(context, block, outline, item, layout, spec)
+    """Write the kernel of attention `item` into `block` under the AttentionPlan its
+    outline's plan picked; it takes the item's inputs and outputs (pointers), then one i64
+    per outline scalar. Returns its LoweredKernel."""
+    plan = outline.schedule
+    if isinstance(plan, NoKernel):
+        plan.refuse()
+    if plan.flash is not None:
+        kernel = _lower_flash(context, block, outline, item, layout, plan.spec, plan.flash)
+    else:
+        kernel = _lower_serial(context, block, outline, item, layout, plan.spec)
+    return lowered(outline, kernel, plan)
 
 
 # ---- what the item computes -------------------------------------------------------------------
@@ -427,7 +459,7 @@ class _FlashPlan:
     bm: int         # query rows per block (16 a warp)
     bn: int         # keys per K/V tile
     grid: tuple
-    static_shared: int  # bytes of static shared memory the target lets a block declare
+    dynamic_bytes: int  # the K/V stages' bytes when they are dynamic shared memory, else 0
 
     @property
     def threads(self):
@@ -442,7 +474,7 @@ def _flash_plan(spec, item, layout, target):
             spec.d not in HEAD_DIMS or spec.dv not in HEAD_DIMS or 0 in (spec.sq, spec.sk):
         return None
     generated = target.attention_schedule(spec.sq, spec.sk, spec.d, dtype) \
-        if target is not None and spec.d == spec.dv else None
+        if spec.d == spec.dv else None
     bm, bn = (generated.block_q, generated.block_k) if generated else (BM, BN)
     grid = (-(-spec.sq // bm), math.prod(spec.batch), 1)
     if grid[0] > GRID_X_LIMIT or grid[1] > GRID_YZ_LIMIT:
@@ -453,7 +485,17 @@ def _flash_plan(spec, item, layout, target):
              _strided(layout, item, spec, spec.v, spec.j, extents + (spec.dv,))]
     if None in reads:
         return None
-    return _FlashPlan(*reads, dtype, bm, bn, grid, (target or TargetProfile()).facts.static_shared)
+    return _FlashPlan(*reads, dtype, bm, bn, grid,
+                      _stage_bytes(spec, bn, target.facts.static_shared))
+
+
+def _stage_bytes(spec, bn, static_shared):
+    """The bytes of dynamic shared memory the flash kernel's two K/V stages of `bn` rows take
+    (`_FlashKernel.stage` elements each, 16-bit): 0 when they fit the target's static limit
+    `static_shared` (static arrays), else all of them (68 KiB at head dim 128, within every
+    arch's opt-in limit; the launch asks for it)."""
+    nbytes = 2 * 2 * bn * (spec.d + PAD + spec.dv + PAD)
+    return nbytes if nbytes > static_shared else 0
 
 
 def _strided(layout, item, spec, read, row, extents):
@@ -482,10 +524,8 @@ def _strided(layout, item, spec, read, row, extents):
 def _lower_flash(context, block, outline, item, layout, spec, plan):
     kb, pointers = start_kernel(context, block, outline, item)
     kb.kernel.set_attribute("max_threads", plan.threads)    # ptxas may give a thread 255
-    kernel = _FlashKernel(kb, pointers, item, layout, spec, plan)
-    kernel.write()
-    return lowered(outline, kb.finish(), Schedule(
-        Launch(plan.grid, (plan.threads, 1, 1), kernel.dynamic_bytes), "flash"))
+    _FlashKernel(kb, pointers, item, layout, spec, plan).write()
+    return kb.finish()
 
 
 @dataclass(frozen=True)
@@ -512,11 +552,8 @@ class _FlashKernel:
         self.stage = self.v_area + self.bn * self.v_pitch
         # the Q tile is staged in stage 1 before the first K/V tile goes there
         assert plan.bm * self.q_pitch <= self.stage
-        # two stages: static shared memory up to the target's static limit, else dynamic (68
-        # KiB at head dim 128, within every arch's opt-in limit; the launch asks for it)
-        nbytes = 2 * 2 * self.stage
-        self.dynamic_bytes = nbytes if nbytes > plan.static_shared else 0
-        self.smem = kb.shared(plan.ab, 2 * self.stage, dynamic=bool(self.dynamic_bytes))
+        # two stages, static or dynamic as the plan says (`_stage_bytes`)
+        self.smem = kb.shared(plan.ab, 2 * self.stage, dynamic=bool(plan.dynamic_bytes))
 
     def c(self, v):
         return self.kb.constant(v, "i64")
@@ -840,4 +877,4 @@ def _lower_serial(context, block, outline, item, layout, spec):
 
     rows = math.prod(spec.batch) * spec.sq
     kb.for_(kb.global_index(), kb.constant(rows, "i64"), kb.grid_size(), [], row_body)
-    return lowered(outline, kb.finish(), serial_schedule(rows))
+    return kb.finish()

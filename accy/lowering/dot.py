@@ -93,8 +93,8 @@ from dataclasses import dataclass, replace
 
 from accy._core.types import numpy_dtype
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch, Schedule,
-                                  blocks, capped_grid, lowered, serial_schedule)
+from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, KernelPlan, Launch,
+                                  baseline_launch, blocks, capped_grid, lowered)
 from accy.lowering.mma import CHUNK, PAD, swizzle_value
 from accy.lowering.values import Affine, Lowering, identity_index, start_kernel
 from accy.passes.schedule import DOT_TILE
@@ -167,16 +167,34 @@ class MmaPlan:
     tiles: Tiles
     grid: tuple             # (tiles, K slices, batch entries)
     depth: int              # K elements of one slice (a multiple of tiles.bk; all of K unsplit)
+    passes: int             # bands of rows the epilogue stages its results in
+    shared_bytes: int       # the kernel's dynamic shared memory: the stages, or a band
+    partials_at: int        # split-K: the workspace's byte offset of the partial tiles
+    workspace: int          # split-K: bytes of workspace (0 unsplit)
 
     @property
     def splits(self):
         return self.grid[1]
 
 
-def plan_dot(item, target):
-    """The outline's scalars (`m`, `n`, `k`, `batch`) and launch domain of dot_general
-    `item`: DOT_TILE x DOT_TILE output tiles of 256 threads, two shared-memory stages of
-    DOT_TILE x 32 operand tiles; grid (column tiles, row tiles, batch)."""
+@dataclass(frozen=True)
+class DotPlan:
+    """The schedule `plan_dot` picks for a dot_general item, which `lower_dot` follows: `name`
+    (serial: the FMA path; mma, mma tf32 and their split-k: tensor cores), the kernel's
+    `launch`, its `workspace` bytes (split-K's tickets and partial tiles), and `mma`, the
+    tensor-core MmaPlan (None on the FMA path)."""
+    name: str
+    launch: Launch
+    workspace: int = 0
+    mma: MmaPlan = None
+
+
+def plan_dot(item, layout, target):
+    """The KernelPlan of dot_general `item` (its operands' layouts are read from their
+    shapes): scalars `m`, `n`, `k`, `batch`; the launch domain (DOT_TILE x DOT_TILE output
+    tiles of 256 threads, two shared-memory stages of DOT_TILE x 32 operand tiles; grid
+    (column tiles, row tiles, batch)); and the DotPlan (the tensor-core path when `mma_plan`
+    accepts the item, else the FMA path)."""
     hero = item.hero
     a = hero.attributes
     lhs, rhs = hero.operand_types
@@ -189,17 +207,31 @@ def plan_dot(item, target):
     itemsize = numpy_dtype(lhs.dtype).itemsize
     shared = 2 * 2 * DOT_TILE * 32 * itemsize
     return KernelPlan((("m", m), ("n", n), ("k", k), ("batch", batch)), Launch(
-        capped_grid(blocks(n, DOT_TILE), blocks(m, DOT_TILE), batch), (256, 1, 1), shared))
+        capped_grid(blocks(n, DOT_TILE), blocks(m, DOT_TILE), batch), (256, 1, 1), shared),
+        _schedule(item, target))
+
+
+def _schedule(item, target):
+    mma = mma_plan(item, target)
+    if mma is None:
+        return DotPlan("serial", baseline_launch(math.prod(item.hero.result_types[0].shape)))
+    name = "mma tf32" if mma.lhs.value.type.dtype == "f32" else "mma"
+    launch = Launch(mma.grid, (mma.tiles.threads, 1, 1), mma.shared_bytes)
+    if mma.splits == 1:
+        return DotPlan(name, launch, mma=mma)
+    return DotPlan(f"{name} split-k", launch, mma.workspace, mma)
 
 
 def lower_dot(context, block, outline, item, layout, target):
-    """Write the kernel of dot_general `item` into `block`; it takes the item's inputs and
-    outputs (pointers), then one i64 per outline scalar. Returns its LoweredKernel (the
-    tensor-core path, else the FMA path's serial schedule)."""
-    plan = mma_plan(item, target)
-    if plan is not None:
-        return _lower_mma(context, block, outline, item, layout, plan)
-    return _lower_fma(context, block, outline, item, layout, target)
+    """Write the kernel of dot_general `item` into `block` under the DotPlan its outline's
+    plan picked; it takes the item's inputs and outputs (pointers), then one i64 per outline
+    scalar (then the workspace, split-K). Returns its LoweredKernel."""
+    plan = outline.schedule
+    if plan.mma is not None:
+        kernel = _lower_mma(context, block, outline, item, layout, plan.mma)
+    else:
+        kernel = _lower_fma(context, block, outline, item, layout, target)
+    return lowered(outline, kernel, plan)
 
 
 # ---- which path -------------------------------------------------------------------------------
@@ -241,8 +273,34 @@ def mma_plan(item, target):
     grid = (count, -(-k // depth), math.prod(batch))
     if grid[0] > GRID_X_LIMIT or grid[2] > GRID_YZ_LIMIT:
         return None
+    passes, shared_bytes = _shared_memory(tiles, ITEMSIZE[dtype])
+    partials_at, workspace = _split_workspace(tiles, grid)
     return MmaPlan(left, right, k, batch, out.shape[len(lb):len(lb) + nm],
-                   out.shape[len(lb) + nm:], tiles, grid, depth)
+                   out.shape[len(lb) + nm:], tiles, grid, depth, passes, shared_bytes,
+                   partials_at, workspace)
+
+
+def _shared_memory(tiles, itemsize):
+    """(bands, bytes) of the kernel's dynamic shared memory: the pipeline's stages of operand
+    elements of `itemsize` bytes, which the staged results reuse in as few bands of rows as
+    fit there. Dynamic memory: more than the 48 KB of static arrays, within the arch's opt-in
+    limit (ArchFacts.max_shared_per_block: the default stages stay within every arch's 99
+    KB; `_generated_tiles` checks a generated schedule's against its target's arch)."""
+    pipeline = itemsize * tiles.stages * (tiles.bm + tiles.bn) * tiles.bk
+    passes = next((p for p in range(1, tiles.warps_m) if tiles.warps_m % p == 0 and
+                   _band_bytes(tiles, p) <= pipeline), tiles.warps_m)
+    return passes, max(pipeline, _band_bytes(tiles, passes))
+
+
+def _split_workspace(tiles, grid):
+    """(offset of the partials, bytes) of the split-K workspace: a ticket counter per tile
+    (i32), then per tile its slices' partial sums (bm x bn f32 each, row-major), tiles in
+    (batch, ctaid.x) order; no workspace unsplit."""
+    if grid[1] == 1:
+        return 0, 0
+    tile_count = grid[0] * grid[2]
+    partials_at = -(-4 * tile_count // 16) * 16
+    return partials_at, partials_at + tile_count * grid[1] * tiles.bm * tiles.bn * 4
 
 
 def _operand(value, batch, contract):
@@ -396,15 +454,9 @@ def _lower_mma(context, block, outline, item, layout, plan):
                            [scalar("i64")] * len(outline.scalars) + [ptr_type("i32")])
         pointers = dict(zip(list(item.inputs) + list(item.outputs), kb.params))
     tf32 = plan.lhs.value.type.dtype == "f32"
-    kernel = (_Tf32Kernel if tf32 else _MmaKernel)(kb, pointers, item, layout, plan)
-    kernel.write()
+    (_Tf32Kernel if tf32 else _MmaKernel)(kb, pointers, item, layout, plan).write()
     kb.kernel.set_attribute("max_threads", plan.tiles.threads)  # 255 registers for 64 x 64
-    launch = Launch(plan.grid, (plan.tiles.threads, 1, 1), kernel.nbytes)
-    name = "mma tf32" if tf32 else "mma"
-    if plan.splits == 1:
-        return lowered(outline, kb.finish(), Schedule(launch, name))
-    return lowered(outline, kb.finish(),
-                   Schedule(launch, f"{name} split-k", kernel.workspace_bytes))
+    return kb.finish()
 
 
 class _MmaKernel:
@@ -421,21 +473,10 @@ class _MmaKernel:
         itemsize = ITEMSIZE[self.element]
         self.a = _staging(plan.lhs, t.bm, t.bk, 0, 16 // itemsize)
         self.b = _staging(plan.rhs, t.bn, t.bk, self.a.size, 16 // itemsize)
-        self.stage = self.a.size + self.b.size              # elements; stages lie one after
-        pipeline = itemsize * t.stages * self.stage         # bytes      # another
-        # the staged results reuse the pipeline's memory, in as few bands as fit there
-        self.passes = next((p for p in range(1, t.warps_m) if t.warps_m % p == 0 and
-                            _band_bytes(t, p) <= pipeline), t.warps_m)
-        # dynamic memory: more than the 48 KB of static arrays, within the arch's opt-in limit
-        # (ArchFacts.max_shared_per_block: the default stages stay within every arch's 99 KB;
-        # `_generated_tiles` checks a generated schedule's against its target's arch)
-        self.nbytes = max(pipeline, _band_bytes(t, self.passes))
-        self.smem = kb.shared(self.element, self.nbytes // itemsize, dynamic=True)
-        # split-K workspace: a ticket counter per tile (i32), then per tile its slices'
-        # partial sums (bm x bn f32 each, row-major), tiles in (batch, ctaid.x) order
-        tile_count = plan.grid[0] * plan.grid[2]
-        self.partials_at = -(-4 * tile_count // 16) * 16
-        self.workspace_bytes = self.partials_at + tile_count * plan.splits * t.bm * t.bn * 4
+        self.stage = self.a.size + self.b.size  # elements; stages lie one after another
+        self.passes = plan.passes               # (`_shared_memory`)
+        self.smem = kb.shared(self.element, plan.shared_bytes // itemsize, dynamic=True)
+        self.partials_at = plan.partials_at     # (`_split_workspace`)
         self.vector = _epilogue_vector(item, plan.rhs.free)
 
     def c(self, v):
@@ -908,7 +949,7 @@ def _lower_fma(context, block, outline, item, layout, target):
 
     kb.for_(kb.global_index(), kb.constant(math.prod(out_shape), "i64"), kb.grid_size(), [],
             element)
-    return lowered(outline, kb.finish(), serial_schedule(math.prod(out_shape)))
+    return kb.finish()
 
 
 def _rounded(kb, dot, total):

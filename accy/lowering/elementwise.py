@@ -12,8 +12,10 @@ and a select picks the padding value (or the other operand) instead. A gather lo
 converts it to i64 and clamps it into the gathered dim (the reference's rule for out-of-range
 indices, in both modes), then reads the data there.
 
-Before writing any op the lowering lists the item's input reads (`Lowering.reads`) and picks
-a schedule from them:
+The plan (`plan_elementwise`, when the outline is made) lists the item's input reads
+(`Lowering.reads`, which writes nothing) and picks a schedule from them, an `ElementwisePlan`
+holding the kernel's launch and what moves as vectors or through shared tiles; the lowering
+follows it:
 - `tiled_transpose`: some input is read across the output's rows (its stride along the
   output's innermost dim is neither 0 nor +-1) and at stride +-1 along another output dim `a`:
   a transpose (batched, reshaped, with elementwise ops fused, ...). Blocks of 32 x 8 threads
@@ -39,60 +41,98 @@ Not lowered here (UnsupportedError, so the item runs on the host under the exact
 compares with a non-default compare_type, f64 transcendentals.
 """
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.kl import VECTOR_WIDTHS, pointee
 from accy.lowering.launch import (GRID_X_LIMIT, GRID_YZ_LIMIT, THREADS, KernelPlan, Launch,
-                                  Schedule, blocks, capped_grid, lowered, serial_schedule)
+                                  NoKernel, baseline_launch, blocks, capped_grid, lowered)
 from accy.lowering.values import (Affine, Lowering, identity_index, position_expression,
                                   start_kernel)
 from accy.passes.shape_layout import buffer_layout
-from accy.passes.target import TargetProfile
 
 VECTOR_BYTES = 16           # one 128-bit access
 TILE = 32                   # tiled transpose: tile edge, and the threads along it
 TILE_ROWS = 8               # ... threads across it (a block of 32 x 8 = 256 threads)
 
 
-def plan_elementwise(item, target):
-    """The outline's scalars and launch domain of `item`: `n`, the element count; blocks of
-    THREADS threads, each covering one vector of the output's vector width per grid-stride
-    step."""
+@dataclass(frozen=True)
+class ElementwisePlan:
+    """The schedule `plan_elementwise` picks for an elementwise or shape item, which
+    `lower_elementwise` follows: `name` (serial, vector or tiled_transpose; the module doc
+    says when), the kernel's `launch`, and what the schedule moves: `width`, the elements of
+    one vector, and `vectored`, the input reads that move as vectors (vector); `tile_dim`,
+    the output dim the staged reads walk, `inner`, the output's innermost non-unit dim, and
+    `staged`, the reads staged in shared tiles (tiled_transpose). Reads are keyed as
+    `Lowering.reads` keys them."""
+    name: str
+    launch: Launch
+    width: int = 0
+    vectored: tuple = ()
+    tile_dim: int = None
+    inner: int = None
+    staged: tuple = ()
+    workspace: int = 0          # (no elementwise schedule takes scratch)
+
+
+def plan_elementwise(item, layout, target):
+    """The KernelPlan of `item`: the scalar `n`, the element count; the launch domain (blocks
+    of THREADS threads, each covering one vector of the output's vector width per grid-stride
+    step); and the ElementwisePlan its reads allow (a NoKernel when they cannot be listed)."""
     out = item.outputs[0].type if item.outputs else item.hero.result_types[0]
     n = math.prod(out.shape)
     vec = buffer_layout(out.shape, out.dtype).vector_width()
-    return KernelPlan((("n", n),), Launch(capped_grid(blocks(n, THREADS * vec)), (THREADS, 1, 1)))
+    try:
+        schedule = _schedule(item, layout, target.facts.static_shared)
+    except UnsupportedError as e:
+        schedule = NoKernel(str(e))
+    return KernelPlan((("n", n),), Launch(capped_grid(blocks(n, THREADS * vec)), (THREADS, 1, 1)),
+                      schedule)
+
+
+def _schedule(item, layout, static_shared):
+    """The ElementwisePlan the item's reads allow (see the module doc)."""
+    root = item.outputs[0].type.shape if item.outputs else ()
+    n = math.prod(root)
+    if n == 0:
+        return ElementwisePlan("serial", baseline_launch(n))
+    lister = Lowering(None, layout, {}, item)   # (lists reads only: writes nothing)
+    lister.root = (None,) * len(root)           # (only its rank is read)
+    reads = lister.reads(item.outputs)
+    tiles = _transpose_plan(root, reads, static_shared)
+    if tiles is not None:
+        a, inner, staged = tiles
+        return ElementwisePlan("tiled_transpose", _transpose_launch(root, a, inner),
+                               tile_dim=a, inner=inner, staged=tuple(staged))
+    width, vectored = _vector_plan(item, root, reads)
+    if width:
+        # the outline's domain for this width (the outline knows only the output's dtype)
+        count = min(max(1, -(-n // (THREADS * width))), GRID_X_LIMIT)
+        return ElementwisePlan("vector", Launch((count, 1, 1), (THREADS, 1, 1)), width,
+                               tuple(vectored))
+    return ElementwisePlan("serial", baseline_launch(n))
 
 
 def lower_elementwise(context, block, outline, item, layout, target=None):
-    """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body);
-    returns its LoweredKernel (see the module doc for the schedules)."""
+    """Write the kernel of `item` (kind elementwise or shape) into `block` (a module body)
+    under the ElementwisePlan its outline's plan picked; returns its LoweredKernel."""
     root = item.outputs[0].type.shape
     if any(v.type.shape != root for v in item.outputs):
         raise UnsupportedError(f"work item {item.id}: outputs of different shapes")
+    plan = outline.schedule
+    if isinstance(plan, NoKernel):
+        plan.refuse()
     kb, pointers = start_kernel(context, block, outline, item)
-    n = math.prod(root)
     item_lowering = Lowering(kb, layout, pointers, item)
-    schedule = _write_schedule(kb, item_lowering, item, root, n,
-                               (target or TargetProfile()).facts.static_shared)
-    return lowered(outline, kb.finish(), schedule)
-
-
-def _write_schedule(kb, item_lowering, item, root, n, static_shared):
-    """Write the kernel's body under the schedule its reads allow; returns that Schedule."""
-    if n == 0:
-        return _serial(kb, item_lowering, root)
-    item_lowering.root = (None,) * len(root)    # (only its rank is read: nothing is written)
-    reads = item_lowering.reads(item.outputs)
-    tiles = _transpose_plan(root, reads, static_shared)
-    if tiles is not None:
-        return _tiled_transpose(kb, item_lowering, root, *tiles)
-    width, vectored = _vector_plan(item, root, reads)
-    if width:
-        return _vector(kb, item_lowering, root, width, vectored)
-    return _serial(kb, item_lowering, root)
+    if plan.name == "tiled_transpose":
+        _tiled_transpose(kb, item_lowering, root, plan.tile_dim, plan.inner, plan.staged)
+    elif plan.name == "vector":
+        _vector(kb, item_lowering, root, plan.width, plan.vectored)
+    else:
+        _serial(kb, item_lowering, root)
+    return lowered(outline, kb.finish(), plan)
 
 
 def _store_outputs(kb, lowering, linear):
@@ -116,7 +156,6 @@ def _element_loop(kb, item_lowering, root, first, stride):
 
 def _serial(kb, item_lowering, root):
     _element_loop(kb, item_lowering, root, kb.global_index(), kb.grid_size())
-    return serial_schedule(math.prod(root))
 
 
 # ---- vector -----------------------------------------------------------------------------------
@@ -178,9 +217,6 @@ def _vector(kb, item_lowering, root, width, vectored):
     if n % width:
         tail = kb.op("add", first, kb.constant(count * width, "i64")) if count else first
         _element_loop(kb, item_lowering, root, tail, stride)
-    # the outline's domain for this width (the outline knows only the output's dtype)
-    blocks = min(max(1, -(-n // (THREADS * width))), GRID_X_LIMIT)
-    return Schedule(Launch((blocks, 1, 1), (THREADS, 1, 1)), "vector")
 
 
 # ---- tiled transpose --------------------------------------------------------------------------
@@ -269,6 +305,11 @@ def _tiled_transpose(kb, item_lowering, root, a, inner, staged):
         tiles(kb, None)         # (no batch index to walk)
     else:
         grid("z", batches, tiles)(kb)
-    launch = Launch((min(tiles_b, GRID_X_LIMIT), min(tiles_a, GRID_YZ_LIMIT),
-                     min(batches, GRID_YZ_LIMIT)), (TILE, TILE_ROWS, 1))
-    return Schedule(launch, "tiled_transpose")
+
+
+def _transpose_launch(root, a, inner):
+    """A block of TILE x TILE_ROWS threads per tile of (a, inner) of every batch index."""
+    batches = math.prod(root[d] for d in range(len(root)) if d not in (a, inner))
+    tiles_a, tiles_b = -(-root[a] // TILE), -(-root[inner] // TILE)
+    return Launch((min(tiles_b, GRID_X_LIMIT), min(tiles_a, GRID_YZ_LIMIT),
+                   min(batches, GRID_YZ_LIMIT)), (TILE, TILE_ROWS, 1))

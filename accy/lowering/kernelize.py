@@ -10,8 +10,9 @@ item runs on the host through the reference interpreter; `fallbacks` says which 
 under any other tier it is an error. An iterate item is lowered block by block: the kernels of
 its cond and body blocks (`scope` = (item id, "cond" | "body"), after the enclosing block's
 scope for a loop inside a loop), which the executable launches once per trip of a host loop.
-Each kind's lowering picks a schedule (`accy.lowering.launch.Schedule`; the serial baseline
-when its parallel ones do not apply) and returns its `LoweredKernel`: elementwise and shape
+Each kind's lowering follows the schedule its plan function picked when the outline was made
+(`KernelOutline.schedule`: the launch, the schedule's name and workspace; the serial baseline
+when the parallel ones do not apply) and returns its `LoweredKernel`: elementwise and shape
 items (`elementwise.py`: vector, tiled transpose), reduction and row_pipeline items (`rows.py`:
 a warp or a block per row, column, split rows), scan items (`scan.py`: warp, block, look-back,
 column), dot_general items (`dot.py`: tensor cores, else the FMA path), flash_attention items,

@@ -1,15 +1,17 @@
 """Launches and what a lowering hands back: `Launch` (grid, block, shared bytes), `KernelPlan` (what
-a kind's plan function decides for the outline), CUDA's grid
-limits, the block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the
-serial baseline's launch and schedule, `Schedule` (a throughput schedule's launch, name and
-workspace) and `LoweredKernel` (a kl kernel with the launch it runs with), which every lowering
-returns.
+a kind's plan function decides for the outline: scalars, launch domain, the kind's schedule),
+`NoKernel` (the schedule of an item no kernel of its kind takes), CUDA's grid limits, the
+block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the serial
+baseline's launch, and `LoweredKernel` (a kl kernel with the launch it runs with), which every
+lowering returns (`lowered`).
 
 Every kernel strides over whatever its grid does not cover (a grid-stride loop per dim), so a
 grid capped at these limits stays correct.
 """
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from accy.errors import UnsupportedError
 
 GRID_X_LIMIT = 2 ** 31 - 1
 GRID_YZ_LIMIT = 65535
@@ -31,12 +33,23 @@ class Launch:
 class KernelPlan(NamedTuple):
     """What a kind's plan function (`plan_rows`, ...) decides for one work item from the item,
     its layout and the target; the outline stores it and the lowering follows it: the kernel's
-    scalar parameters ((name, value) pairs, passed as u64), its launch domain, and the kind's
-    schedule where the plan picks it (rows: a `RowPlan`; None where the lowering picks it from
-    the item's reads)."""
+    scalar parameters ((name, value) pairs, passed as u64), the launch domain the outline
+    shows (the grid the kind's throughput kernel is planned for), and the kind's schedule
+    (rows: a `RowPlan`; elementwise, scan, dot and attention: their plan, whose `name`,
+    `launch` and `workspace` are the kernel's schedule name, the launch it gets and its
+    scratch bytes; or a `NoKernel`)."""
     scalars: tuple
     launch: Launch
     schedule: object = None
+
+
+class NoKernel(NamedTuple):
+    """The schedule of an item no kernel of its kind takes: the lowering raises
+    UnsupportedError(reason) (under the exact tier the item runs on the host)."""
+    reason: str
+
+    def refuse(self):
+        raise UnsupportedError(self.reason)
 
 
 def blocks(n, per_block):
@@ -56,21 +69,6 @@ def baseline_launch(threads):
 
 
 @dataclass(frozen=True)
-class Schedule:
-    """A throughput schedule's launch, its name (for the report) and the bytes of scratch the
-    kernel takes as one extra pointer parameter after its scalars (the runtime zeroes it
-    before each launch: counters start at 0; partials are written before they are read)."""
-    launch: Launch
-    name: str
-    workspace: int = 0
-
-
-def serial_schedule(threads):
-    """The serial baseline's Schedule for a kernel wanting `threads` threads."""
-    return Schedule(baseline_launch(threads), "serial")
-
-
-@dataclass(frozen=True)
 class LoweredKernel:
     name: str
     kind: str
@@ -80,11 +78,12 @@ class LoweredKernel:
     launch: object          # the Launch this kernel runs with
     ptx: str = None         # a kernel_call's own PTX module (the user's text, passed through)
     scope: tuple = None     # None, or (iterate item id, "cond" | "body", ...): a loop's kernel
-    schedule: str = "serial"    # the lowering's schedule, for the report
+    schedule: str = "serial"    # the plan's schedule name, for the report
     workspace: int = 0      # bytes of scratch, zeroed before each launch, passed last
 
 
 def lowered(outline, kernel, schedule):
-    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule` says."""
+    """The LoweredKernel of `outline`'s `kernel`, launched as `schedule`, the kind's plan
+    (`RowPlan`, `ElementwisePlan`, ...: its `launch`, `name` and `workspace`), says."""
     return LoweredKernel(outline.name, outline.kind, outline.work_item, kernel, outline,
                          schedule.launch, schedule=schedule.name, workspace=schedule.workspace)

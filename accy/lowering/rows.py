@@ -7,7 +7,8 @@ result, then those that read only the first wave's, and so on (softmax: max, the
 exp(x - max)); a wave is one pass over the row. Outputs are of the full shape (written at each
 element) or row values (written once per row).
 
-Schedules (`Schedule.name` in the report says which one ran):
+Schedules (`plan_rows` picks one, a `RowPlan` holding the launch the kernel gets, and
+`lower_rows` follows it; `RowPlan.name` in the report says which one ran):
 - `warp per row, ...` / `block per row, ...`: rows whose reduced dims are trailing (each row
   contiguous). The target's row schedule gives T threads per row: up to 32 pack 256 / T rows
   in a block of 256 threads (a warp or part of one per row), more take a block of T threads
@@ -63,8 +64,8 @@ from accy.errors import UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
                                       storage_dtype, store_value, store_where, warp_allreduce)
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
-from accy.lowering.launch import (MAX_BLOCKS, THREADS, KernelPlan, Launch, Schedule, blocks,
-                                  capped_grid, lowered, serial_schedule)
+from accy.lowering.launch import (GRID_YZ_LIMIT, MAX_BLOCKS, THREADS, KernelPlan, Launch,
+                                  NoKernel, baseline_launch, blocks, capped_grid, lowered)
 from accy.lowering.values import (Affine, FloorDiv, Leaf, Lowering, Mod, Sum, identity_index,
                                   position_expression)
 from accy.passes.schedule import trailing
@@ -81,22 +82,33 @@ COLUMNS, SLICES = 32, 8     # a column block: 32 rows x 8 slices of the reduced 
 class RowPlan:
     """The schedule `plan_rows` picks for a row item, which `lower_rows` follows: `kind` is
     serial, column, split row (over `splits` blocks a row) or packed (`threads` a row, the row
-    kept in `storage`: registers, shared or streamed; see the module doc). `shape`: the
-    RowShape it was picked for, kept so that the lowering does not work it out again."""
+    kept in `storage`: registers, shared or streamed; see the module doc); `launch` is the
+    launch the kernel gets and `workspace` its scratch bytes (a split row's tickets and
+    partials); `shape`: the RowShape it was picked for, kept so that the lowering does not
+    work it out again."""
     kind: str
+    launch: Launch
     threads: int = 0
     storage: str = None
     splits: int = 0
+    workspace: int = 0
     shape: object = field(default=None, compare=False, repr=False)
 
+    @property
+    def name(self):
+        """The schedule's name, as the report shows it."""
+        if self.kind == "packed":
+            return f"{'warp' if self.threads <= 32 else 'block'} per row, {self.storage}"
+        return self.kind
 
-def plan_rows(item, target):
-    """The KernelPlan of `item`: scalars `rows`, `row_length` and, for a reduction of fewer
+
+def plan_rows(item, layout, target):
+    """The KernelPlan of `item` (its layout is not needed: rows are planned from the hero's
+    shape): scalars `rows`, `row_length` and, for a reduction of fewer
     rows than 2 x the target's SMs, rows longer than SPLIT_ROW, `splits`, the blocks each row
     is split over; the launch domain, whose shared memory holds the warps' partials, and a row
     pipeline's row when it does not fit in registers but fits the target's shared memory per
-    block; and the RowPlan (None when the item is no set of rows the lowering takes: it says
-    why)."""
+    block; and the RowPlan (a NoKernel when the item is no set of rows the lowering takes)."""
     scalars, launch = _domain(item, target)
     return KernelPlan(tuple(scalars), launch,
                       _schedule_of(item, dict(scalars).get("splits"), target))
@@ -105,8 +117,8 @@ def plan_rows(item, target):
 def _schedule_of(item, splits, target):
     try:
         shape = RowShape.of(item)
-    except UnsupportedError:
-        return None
+    except UnsupportedError as e:
+        return NoKernel(str(e))
     return replace(_choose(shape, splits, target), shape=shape)
 
 
@@ -147,7 +159,9 @@ def lower_rows(context, block, outline, item, layout, target=None):
     workspace pointer, for a split row), under the schedule its outline's plan picked.
     Returns its LoweredKernel."""
     plan = outline.schedule
-    shape = plan.shape if plan is not None and plan.shape is not None else RowShape.of(item)
+    if isinstance(plan, NoKernel):
+        plan.refuse()
+    shape = plan.shape if plan.shape is not None else RowShape.of(item)
     schedule = _follow(shape, plan)
     if schedule is None:
         return _lower_serial(context, block, outline, shape, layout)
@@ -328,35 +342,63 @@ def _waves(graph, reduces):
 
 def _choose(shape, splits, target):
     """The RowPlan for `shape` (`splits`: the domain's blocks per split row, or None)."""
+    serial = RowPlan("serial", baseline_launch(shape.rows))
     if shape.rows == 0 or shape.length == 0:
-        return RowPlan("serial")
+        return serial
     if not trailing((shape.full, shape.dims)):
-        return RowPlan("column")
+        return RowPlan("column", Launch((min(blocks(shape.rows, COLUMNS), MAX_BLOCKS), 1, 1),
+                                        (COLUMNS, SLICES, 1)))
     if splits is not None:
-        split = len(shape.waves) == 1 and not shape.late
-        return RowPlan("split row", splits=splits) if split else RowPlan("serial")
+        if len(shape.waves) != 1 or shape.late:
+            return serial
+        return RowPlan("split row", Launch((splits, min(shape.rows, GRID_YZ_LIMIT), 1),
+                                           (SPLIT_THREADS, 1, 1)),
+                       splits=splits, workspace=_split_layout(shape, splits)[-1])
     row = target.row_schedule(shape.length, shape.item.hero.operand_types[0].dtype)
     threads = row.threads_per_row
     slots = -(-shape.length // threads)
     if slots <= min(row.elements_per_thread, MAX_SLOTS):
-        return RowPlan("packed", threads, "registers")
-    rows_per_block = THREADS // threads if threads <= 32 else 1
-    stage_bytes = sum(_aligned(rows_per_block * shape.length * numpy_dtype(d).itemsize)
+        return _packed(shape, threads, "registers")
+    stage_bytes = sum(_aligned(_rows_per_block(threads) * shape.length * numpy_dtype(d).itemsize)
                       for d in _stage_slots(shape.staged)[0])
     if shape.item.kind == "row_pipeline" and shape.staged and \
             stage_bytes + _collective_bytes(shape, threads) <= target.facts.static_shared:
-        return RowPlan("packed", threads, "shared")
-    return RowPlan("packed", threads, "streamed")
+        return _packed(shape, threads, "shared")
+    return _packed(shape, threads, "streamed")
+
+
+def _packed(shape, threads, storage):
+    """The packed RowPlan of `threads` a row: 256 / T rows a block up to a warp, else a block
+    a row; blocks stride over the row tiles past MAX_BLOCKS."""
+    per_block = _rows_per_block(threads)
+    return RowPlan("packed", Launch((min(blocks(shape.rows, per_block), MAX_BLOCKS), 1, 1),
+                                    (threads * per_block, 1, 1)), threads, storage)
+
+
+def _rows_per_block(threads):
+    """Rows a packed block of `threads` a row takes: 256 / T up to a warp, else one."""
+    return THREADS // threads if threads <= 32 else 1
+
+
+def _split_layout(shape, splits):
+    """(reduction dtypes, their partials' byte offsets, bytes) of a split row's workspace: a
+    ticket counter per row (i32), then per accumulator the blocks' partials, [row][block]."""
+    types = [t.dtype for red in shape.waves[0] for t in red.result_types]
+    at, offsets = _aligned(4 * shape.rows), []
+    for dtype in types:
+        offsets.append(at)
+        at += _aligned(shape.rows * splits * numpy_dtype(storage_dtype(dtype)).itemsize)
+    return types, offsets, at
 
 
 def _follow(shape, plan):
     """The schedule that writes `plan` for `shape`, or None for the serial one."""
     if plan.kind == "column":
-        return _Column(shape)
+        return _Column(shape, plan)
     if plan.kind == "split row":
-        return _SplitRow(shape, plan.splits)
+        return _SplitRow(shape, plan)
     if plan.kind == "packed":
-        return _PackedRows(shape, plan.threads, plan.storage)
+        return _PackedRows(shape, plan)
     return None
 
 
@@ -698,10 +740,10 @@ class _Kernel:
         self.shape, self.layout = shape, layout
         self.memo = {}      # the `Lowering.memo` its rows and their elements share
 
-    def finish(self, launch, name, workspace=0):
-        """The LoweredKernel, declared for blocks of `launch`'s size."""
-        self.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
-        return lowered(self.outline, self.kb.finish(), Schedule(launch, name, workspace))
+    def finish(self, plan):
+        """The LoweredKernel launched as RowPlan `plan` says, declared for its blocks' size."""
+        self.kb.kernel.set_attribute("max_threads", math.prod(plan.launch.block))
+        return lowered(self.outline, self.kb.finish(), plan)
 
     def tid(self, axis="x"):
         return self.kb.special(f"tid.{axis}")
@@ -736,10 +778,10 @@ class _PackedRows:
     """A warp (or part of one) per row, 256 / T rows per block, or a block of T threads per
     row; see the module doc."""
 
-    def __init__(self, shape, threads, storage):
-        self.shape, self.threads, self.storage = shape, threads, storage
-        self.per_block = THREADS // threads if threads <= 32 else 1
-        self.name = f"{'warp' if threads <= 32 else 'block'} per row, {storage}"
+    def __init__(self, shape, plan):
+        self.shape, self.plan = shape, plan
+        self.threads, self.storage = plan.threads, plan.storage
+        self.per_block = _rows_per_block(plan.threads)
 
     def lower(self, context, block, outline, shape, layout):
         kernel = _Kernel(context, block, outline, shape, layout)
@@ -770,19 +812,14 @@ class _PackedRows:
             kernel.passes(row, walk, allreduce)
             row.store_outputs(kernel, lambda: kb.cmp("EQ", lane, kb.constant(0, "i32")))
 
-        count = -(-shape.rows // self.per_block)
-        kernel.tiles(count, self.per_block, group, body)
-        block_threads = threads * self.per_block
-        launch = Launch((min(count, MAX_BLOCKS), 1, 1), (block_threads, 1, 1))
-        return kernel.finish(launch, self.name)
+        kernel.tiles(blocks(shape.rows, self.per_block), self.per_block, group, body)
+        return kernel.finish(self.plan)
 
 
 class _Column:
     """Blocks of 32 x 8 threads: 32 rows, 8 slices of each; see the module doc."""
-    name = "column"
-
-    def __init__(self, shape):
-        self.shape = shape
+    def __init__(self, shape, plan):
+        self.shape, self.plan = shape, plan
 
     def lower(self, context, block, outline, shape, layout):
         kernel = _Kernel(context, block, outline, shape, layout)
@@ -799,28 +836,19 @@ class _Column:
             kernel.passes(row, _Walk(kernel, row, slices), allreduce)
             row.store_outputs(kernel, lambda: kb.cmp("EQ", y, kb.constant(0, "i64")))
 
-        count = -(-shape.rows // COLUMNS)
-        kernel.tiles(count, COLUMNS, x, body)
-        launch = Launch((min(count, MAX_BLOCKS), 1, 1), (COLUMNS, SLICES, 1))
-        return kernel.finish(launch, self.name)
+        kernel.tiles(blocks(shape.rows, COLUMNS), COLUMNS, x, body)
+        return kernel.finish(self.plan)
 
 
 class _SplitRow:
     """A row over `splits` blocks of 1024 threads, combined by the last block to finish; see
     the module doc. The workspace holds a ticket counter per row (i32), then per accumulator
     the blocks' partials, [row][block]."""
-    name = "split row"
-
-    def __init__(self, shape, splits):
-        self.shape, self.splits = shape, splits
-        self.chunk = -(-shape.length // splits)
+    def __init__(self, shape, plan):
+        self.shape, self.plan, self.splits = shape, plan, plan.splits
+        self.chunk = -(-shape.length // plan.splits)
         self.holding_blocks = -(-shape.length // self.chunk)     # blocks with elements
-        types = [t.dtype for red in shape.waves[0] for t in red.result_types]
-        at, self.offsets = _aligned(4 * shape.rows), []
-        for dtype in types:
-            self.offsets.append(at)
-            at += _aligned(shape.rows * splits * numpy_dtype(storage_dtype(dtype)).itemsize)
-        self.types, self.workspace = types, at
+        self.types, self.offsets, _ = _split_layout(shape, plan.splits)
 
     def lower(self, context, block, outline, shape, layout):
         kernel = _Kernel(context, block, outline, shape, layout, workspace=True)
@@ -834,8 +862,7 @@ class _SplitRow:
             self._row(kernel, _RowLowering(kernel, r, None), arrays, ticket)
         kb.for_(kb.convert(kb.special("ctaid.y"), "i64"), kb.constant(shape.rows, "i64"),
                 kb.convert(kb.special("nctaid.y"), "i64"), [], body)
-        launch = Launch((self.splits, min(shape.rows, 65535), 1), (SPLIT_THREADS, 1, 1))
-        return kernel.finish(launch, self.name, self.workspace)
+        return kernel.finish(self.plan)
 
     def _row(self, kernel, row, arrays, ticket):
         """Fold the block's chunk of `row`, publish the partial in `arrays` (the workspace's)
@@ -952,7 +979,7 @@ def _lower_serial(context, block, outline, shape, layout):
                     kb.constant(1, "i64"), [], element)
 
     kb.for_(kb.global_index(), kb.constant(shape.rows, "i64"), kb.grid_size(), [], row_body)
-    return lowered(outline, kb.finish(), serial_schedule(shape.rows))
+    return lowered(outline, kb.finish(), outline.schedule)
 
 
 def _fold(kb, lowering, red, full):

@@ -1,9 +1,11 @@
 """Lowering of `scan` work items to a `kl.kernel`. A row is every element along the scan's
-dimension (length L); `choose` picks one of five schedules (the `Schedule.name` the report and
-the tests see) from the shape, the body and the target's scan schedule for (L, dtype)
-(`threads` T, rounded up to whole warps, and `elements_per_thread` E, at most 16 and at most
-4096 / T: each element takes a register, and a block of T threads has 65536 / T per thread; the
-parallel kernels declare their block size, `max_threads`, so ptxas stays within that):
+dimension (length L); `plan_scan` picks one of five schedules (`ScanPlan`, stored in the
+outline and followed by `lower_scan`; its `name` is the one the report and the tests see,
+its launch the one the kernel gets) from the shape, the body and the target's scan schedule
+for (L, dtype) (`threads` T, rounded up to whole warps, and `elements_per_thread` E, at most
+16 and at most 4096 / T: each element takes a register, and a block of T threads has
+65536 / T per thread; the parallel kernels declare their block size, `max_threads`, so
+ptxas stays within that):
 
 - serial: a thread per row (a grid-stride loop over rows) walking it in the reference
   interpreter's order (backwards for a reverse scan), carrying the accumulator; an inclusive
@@ -47,7 +49,7 @@ Loads: a thread's E elements are consecutive. When the row is contiguous (no ele
 the scan dim), holds whole vectors (L a multiple of E) and E is a width kl moves in one access
 (`VECTOR_WIDTHS`: 2 or 4 for 4-byte dtypes, 2 for 8-byte, 2, 4 or 8 for 2-byte; at most 16
 bytes), each input read at the item's own position is one `kl.vload` per thread and tile, and
-each output of such a dtype one `kl.vstore` (`_Tiles.vector_plan`; lanes reversed for a
+each output of such a dtype one `kl.vstore` (`_vector_plan`, in the ScanPlan; lanes reversed for a
 reverse scan). Every vector is aligned: tiles and thread offsets are multiples of E, so is
 each row's start, and buffers are 256-byte aligned. A thread's vector is then all in the row or
 all past it (clamped to the row's last vector and not stored). Other reads (broadcasts, moved
@@ -63,13 +65,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from accy._core.types import numpy_dtype
+from accy.errors import UnsupportedError
 from accy.lowering.kl import VECTOR_WIDTHS, KernelBuilder, ptr_type, scalar
-from accy.lowering.launch import (MAX_BLOCKS, KernelPlan, Launch, Schedule, baseline_launch,
+from accy.lowering.launch import (MAX_BLOCKS, KernelPlan, Launch, NoKernel, baseline_launch,
                                   blocks, capped_grid, lowered)
 from accy.lowering.rows import lower_body
 from accy.lowering.values import Affine, Lowering, identity_index, position_expression
 from accy.passes.shape_layout import row_major_strides
-from accy.passes.target import TargetProfile
 
 WARP = 32
 MAX_PER_THREAD = 16         # elements a thread holds in registers
@@ -134,7 +136,24 @@ def _combine(body):
     return COMBINES[ops[0].name]
 
 
-def choose(s, target):
+@dataclass(frozen=True)
+class ScanPlan:
+    """The schedule `plan_scan` picks for a scan item, which `lower_scan` follows: `name`
+    (serial, column, warp, block or lookback; the module doc says why), `threads` per block
+    and `per_thread` elements a thread holds, the kernel's `launch`, the `workspace` bytes
+    (lookback), and for the tiled schedules the input reads loaded with one `kl.vload` per
+    thread and tile (`vectored`) and the outputs stored with one `kl.vstore`
+    (`vector_outputs`)."""
+    name: str
+    launch: Launch
+    threads: int
+    per_thread: int
+    workspace: int = 0
+    vectored: tuple = ()
+    vector_outputs: tuple = ()
+
+
+def _choose(s, target):
     """(schedule name, threads per block, elements per thread) for ScanShape `s` (the module
     doc says why)."""
     plan = target.scan_schedule(s.length, s.dtype)
@@ -153,46 +172,92 @@ def choose(s, target):
     return ("warp" if threads == WARP else "block"), threads, per_thread
 
 
-def plan_scan(item, target):
-    """The outline's scalars (`rows`, `length`) and launch domain of scan `item`: the target's
-    scan schedule's threads per block, one block per row and as many along a row as its
-    tiles."""
+def plan_scan(item, layout, target):
+    """The KernelPlan of scan `item`: scalars `rows` and `length`; the launch domain (the
+    target's scan schedule's threads per block, one block per row and as many along a row as
+    its tiles); and the ScanPlan (a NoKernel when the item's reads cannot be listed)."""
     hero = item.hero
     shape = hero.operand_types[0].shape
     length = shape[hero.attributes["dimension"]] if shape else 1
     rows = math.prod(shape) // max(length, 1)
     s = target.scan_schedule(length, hero.operand_types[0].dtype)
     per_row = blocks(length, s.threads * s.elements_per_thread)
+    try:
+        schedule = _schedule(scan_shape(item), item, layout, target)
+    except UnsupportedError as e:
+        schedule = NoKernel(str(e))
     return KernelPlan((("rows", rows), ("length", length)), Launch(
-        capped_grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8))
+        capped_grid(per_row, max(rows, 1)), (s.threads, 1, 1), (s.threads // 32) * 8), schedule)
 
 
-def lower_scan(context, block, outline, item, layout, target=None):
-    """Write the kernel of scan `item` into `block`; it takes the item's inputs and outputs
-    (pointers), then one i64 per outline scalar, then (lookback) the workspace. Returns its
-    LoweredKernel."""
-    s = scan_shape(item)
-    name, threads, per_thread = choose(s, target or TargetProfile())
+def _schedule(s, item, layout, target):
+    """The ScanPlan of ScanShape `s`: the schedule `_choose` picks, its launch and workspace,
+    and what moves as vectors."""
+    name, threads, per_thread = _choose(s, target)
     if name in ("serial", "column"):
-        kernel = _lower_serial(context, block, outline, item, layout, s)
-        return lowered(outline, kernel, Schedule(baseline_launch(s.rows), name))
-    tiles = _Tiles.start(context, block, outline, item, layout, s, threads, per_thread,
-                         workspace=name == "lookback")
+        return ScanPlan(name, baseline_launch(s.rows), threads, per_thread)
+    vectored, vector_outputs = _vector_plan(s, item, layout, per_thread)
     workspace = 0
     if name == "warp":
         launch = _rows_launch(s.rows, WARP_BLOCK // WARP, MAX_BLOCKS)
-        tiles.write_rows(*_warp_rows(tiles.kb))
     elif name == "block":
         launch = Launch((min(s.rows, MAX_BLOCKS), 1, 1), (threads, 1, 1))
-        tiles.write_rows(*_block_rows(tiles.kb))
     else:
-        count = s.rows * -(-s.length // tiles.size)
+        count = _lookback_tiles(s, threads * per_thread)
         launch, workspace = Launch((count, 1, 1), (threads, 1, 1)), \
             Workspace(count, s.dtype).bytes
-        tiles.write_lookback(count)
+    return ScanPlan(name, launch, threads, per_thread, workspace, tuple(vectored),
+                    tuple(vector_outputs))
+
+
+def _lookback_tiles(s, size):
+    """The lookback schedule's tiles (of `size` scan positions) over every row."""
+    return s.rows * -(-s.length // size)
+
+
+def _vector_plan(s, item, layout, width):
+    """(the input reads loaded with one `kl.vload` per thread and tile, the outputs stored
+    with one `kl.vstore`), both empty when the thread's `width` elements cannot move as one
+    vector: that needs the row contiguous (no elements after the scan dim), E a width kl
+    moves in one access for the dtype, and every vector aligned, i.e. the row length a
+    multiple of E (tiles and thread offsets in them are; buffers are 256-byte aligned).
+    A read moves as a vector when it is at the item's own position; the others (and
+    1-byte dtypes) stay scalar."""
+    if s.inner != 1 or width < 2 or s.length % width:
+        return [], []
+
+    def fits(dtype):
+        return dtype != "i1" and width in VECTOR_WIDTHS.get(numpy_dtype(dtype).itemsize, ())
+    lowering = Lowering(None, layout, {}, item)     # (lists reads only: writes nothing)
+    lowering.root = [None] * len(s.shape)           # (only its rank is read)
+    here = position_expression(tuple(s.shape))
+    reads = lowering.reads([s.op.operands[0]])
+    vectored = [key for key, address in reads.items()
+                if address == here and fits(key[0].type.dtype)]
+    return vectored, [v for v in item.outputs if fits(v.type.dtype)]
+
+
+def lower_scan(context, block, outline, item, layout, target=None):
+    """Write the kernel of scan `item` into `block` under the ScanPlan its outline's plan
+    picked; it takes the item's inputs and outputs (pointers), then one i64 per outline
+    scalar, then (lookback) the workspace. Returns its LoweredKernel."""
+    plan = outline.schedule
+    if isinstance(plan, NoKernel):
+        plan.refuse()
+    s = scan_shape(item)
+    if plan.name in ("serial", "column"):
+        kernel = _lower_serial(context, block, outline, item, layout, s)
+        return lowered(outline, kernel, plan)
+    tiles = _Tiles.start(context, block, outline, item, layout, s, plan)
+    if plan.name == "warp":
+        tiles.write_rows(*_warp_rows(tiles.kb))
+    elif plan.name == "block":
+        tiles.write_rows(*_block_rows(tiles.kb))
+    else:
+        tiles.write_lookback(_lookback_tiles(s, tiles.size))
     # ptxas keeps each thread's registers within what a block this large may hold
-    tiles.kb.kernel.set_attribute("max_threads", math.prod(launch.block))
-    return lowered(outline, tiles.kb.finish(), Schedule(launch, name, workspace))
+    tiles.kb.kernel.set_attribute("max_threads", math.prod(plan.launch.block))
+    return lowered(outline, tiles.kb.finish(), plan)
 
 
 # ---- serial and column -------------------------------------------------------------------------
@@ -322,43 +387,21 @@ class _Tiles:
     """Writes the scan of tiles of `threads` x `per_thread` consecutive scan positions of a row
     by a group of `threads` threads (a warp, or a block)."""
 
-    def __init__(self, kb, pointers, item, layout, s, threads, per_thread, workspace):
+    def __init__(self, kb, pointers, item, layout, s, plan, workspace):
         self.kb, self.pointers, self.item, self.layout, self.s = kb, pointers, item, layout, s
-        self.threads, self.per_thread = threads, per_thread
-        self.size = threads * per_thread
-        self.warps = threads // WARP
+        self.threads, self.per_thread = plan.threads, plan.per_thread
+        self.size = plan.threads * plan.per_thread
+        self.warps = plan.threads // WARP
         self.workspace = workspace
         self.thread = self.lane = self.warp = None      # i64 values, set by write_*
-        self.vectored, self.vector_outputs = self.vector_plan()
+        self.vectored, self.vector_outputs = plan.vectored, plan.vector_outputs
         self.vector = bool(self.vectored or self.vector_outputs)
 
-    def vector_plan(self):
-        """(the input reads loaded with one `kl.vload` per thread and tile, the outputs stored
-        with one `kl.vstore`), both empty when the thread's E elements cannot move as one
-        vector: that needs the row contiguous (no elements after the scan dim), E a width kl
-        moves in one access for the dtype, and every vector aligned, i.e. the row length a
-        multiple of E (tiles and thread offsets in them are; buffers are 256-byte aligned).
-        A read moves as a vector when it is at the item's own position; the others (and
-        1-byte dtypes) stay scalar."""
-        s, width = self.s, self.per_thread
-        if s.inner != 1 or width < 2 or s.length % width:
-            return [], []
-
-        def fits(dtype):
-            return dtype != "i1" and width in VECTOR_WIDTHS.get(numpy_dtype(dtype).itemsize, ())
-        lowering = Lowering(self.kb, self.layout, self.pointers, self.item)
-        lowering.root = [None] * len(s.shape)      # (only its rank is read)
-        here = position_expression(tuple(s.shape))
-        reads = lowering.reads([s.op.operands[0]])
-        vectored = [key for key, address in reads.items()
-                    if address == here and fits(key[0].type.dtype)]
-        return vectored, [v for v in self.item.outputs if fits(v.type.dtype)]
-
     @classmethod
-    def start(cls, context, block, outline, item, layout, s, threads, per_thread, workspace):
-        kb, pointers = _start_kernel(context, block, outline, item, workspace)
-        return cls(kb, pointers, item, layout, s, threads, per_thread,
-                   kb.params[-1] if workspace else None)
+    def start(cls, context, block, outline, item, layout, s, plan):
+        kb, pointers = _start_kernel(context, block, outline, item, plan.name == "lookback")
+        return cls(kb, pointers, item, layout, s, plan,
+                   kb.params[-1] if plan.name == "lookback" else None)
 
     # ---- arithmetic ---------------------------------------------------------------------------
     def combine(self, earlier, later):

@@ -16,17 +16,17 @@ iterate item is no kernel: its outline has no launch and holds the outlines of i
 body blocks (the host runs the loop).
 
 Each kind's module plans its kernels (`plan_elementwise`, `plan_rows`, `plan_scan`,
-`plan_dot`, `plan_attention`: `PLANS`) from the work item and the target profile (its
-generated schedules and its arch's machine facts, `TargetProfile.facts`), as a
-`KernelPlan`: the scalars, the launch domain the kind's throughput kernel is planned for, and
-the kind's schedule where the plan picks it; the outline stores all three (`schedule`), and
-the lowering follows what the plan picked instead of deciding again (rows: `RowPlan`, the
-split, column, packed or serial schedule and where a row pipeline keeps its row). A lowering
-launches its kernel with the domain it was written for (`LoweredKernel.launch`: the serial
-baselines and some throughput schedules pick their own grid). Grid dims are capped at CUDA's
-limits (accy/lowering/launch.py); every kernel strides over whatever its grid does not
-cover, so a capped grid stays correct. The plans' domains are described in their modules'
-plan functions.
+`plan_dot`, `plan_attention`: `PLANS`) from the work item, the shape/layout analysis and the
+target profile (its generated schedules and its arch's machine facts, `TargetProfile.facts`),
+as a `KernelPlan`: the scalars, the launch domain the kind's throughput kernel is planned for
+(what the outline text shows), and the kind's schedule (`ElementwisePlan`, `RowPlan`,
+`ScanPlan`, `DotPlan`, `AttentionPlan`, or a `NoKernel` saying why none takes the item),
+which holds the launch the kernel gets, its workspace and what the lowering needs of the
+choice. The outline stores all three (`schedule`) and the lowering follows the schedule
+instead of deciding again, so each launch is decided here, once. Grid dims are capped at
+CUDA's limits (accy/lowering/launch.py); every kernel strides over whatever its grid does
+not cover, so a capped grid stays correct. The plans' domains are described in their
+modules' plan functions.
 """
 import string
 from dataclasses import dataclass
@@ -40,7 +40,7 @@ from accy.lowering.rows import plan_rows
 from accy.lowering.scan import plan_scan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.schedule import schedule_plan
-from accy.passes.shape_layout import value_numbers
+from accy.passes.shape_layout import shape_layout, value_numbers
 from accy.passes.target import TargetProfile, target_profile
 from accy.safe_names import safe_name
 
@@ -74,9 +74,10 @@ class KernelOutline:
     work_item: int
     params: tuple
     scalars: tuple
-    launch: object              # Launch, or None for iterate (a host loop)
+    launch: object              # the launch domain (Launch), or None for iterate (a host loop)
     nested: tuple = ()          # iterate: (cond outlines, body outlines)
-    schedule: object = None     # the kind's schedule as its plan picked it (KernelPlan.schedule)
+    schedule: object = None     # the kind's schedule as its plan picked it (KernelPlan.schedule):
+                                # the launch the kernel gets, which the lowering follows
 
 
 @dataclass(eq=False)
@@ -135,8 +136,9 @@ def kernel_prefix(func):
                      MAX_PREFIX)
 
 
-def compute_outline_plan(func, schedule, target):
-    plan = KernelOutlinePlan(func, schedule, _outlines(schedule, target, kernel_prefix(func)))
+def compute_outline_plan(func, schedule, layout, target):
+    plan = KernelOutlinePlan(func, schedule,
+                             _outlines(schedule, layout, target, kernel_prefix(func)))
     seen = set()
     for k in plan.kernels():
         if k.name in seen:
@@ -146,12 +148,12 @@ def compute_outline_plan(func, schedule, target):
     return plan
 
 
-def _outlines(schedule, target, prefix):
+def _outlines(schedule, layout, target, prefix):
     out = []
     for item in schedule.items:
         name = f"{prefix}$k{item.id}${item.kind}"
         if item.kind == "iterate":
-            nested = tuple(_outlines(sub, target, f"{prefix}$k{item.id}${label}")
+            nested = tuple(_outlines(sub, layout, target, f"{prefix}$k{item.id}${label}")
                            for sub, label in zip(item.plans, ("cond", "body")))
             out.append(KernelOutline(name, "iterate", item.id, _params(item), (), None, nested))
             continue
@@ -161,7 +163,7 @@ def _outlines(schedule, target, prefix):
             launch = Launch(tuple(a["grid"]), tuple(a["block"]), a.get("shared_bytes", 0))
             out.append(KernelOutline(name, item.kind, item.id, _params(item), (), launch))
             continue
-        plan = PLANS[item.kind](item, target)
+        plan = PLANS[item.kind](item, layout, target)
         out.append(KernelOutline(name, item.kind, item.id, _params(item),
                                  tuple(ScalarParam(n, "u64", v) for n, v in plan.scalars),
                                  plan.launch, schedule=plan.schedule))
@@ -186,12 +188,13 @@ OUTLINE_PLAN = AnalysisDescriptor("KernelOutlinePlan", WorkContract(
 
 
 def outline_plan(pass_context, func):
-    """The KernelOutlinePlan of `func` through the analysis cache (reads the schedule plan and
-    the target profile of the enclosing module)."""
+    """The KernelOutlinePlan of `func` through the analysis cache (reads the schedule plan, the
+    shape/layout analysis and the target profile of the enclosing module)."""
     def compute(op, scope):
         module = op.parent_op
         target = target_profile(scope, module) if module is not None else TargetProfile()
-        return compute_outline_plan(op, schedule_plan(scope, op), target)
+        return compute_outline_plan(op, schedule_plan(scope, op), shape_layout(scope, op),
+                                    target)
     return pass_context.get_analysis(func, OUTLINE_PLAN, compute)
 
 

@@ -36,7 +36,8 @@ class Plans:
 def prepare_function(func, target):
     layout = compute_shape_layout(func)
     schedule = compute_schedule_plan(func, layout)
-    return Plans(func, target, layout, schedule, compute_outline_plan(func, schedule, target),
+    return Plans(func, target, layout, schedule,
+                 compute_outline_plan(func, schedule, layout, target),
                  compute_buffer_plan(func, schedule, layout))
 
 
