@@ -175,3 +175,23 @@ def test_a_pattern_in_a_loop_body_is_raised(rng):
     args = [draw(rng, (2, 4, 4), np.float32) for _ in range(3)]
     (op,) = assert_raised_keeps_results(traced(fn, args), args)
     assert op.parent_op.name == "tensor.iterate"
+
+
+@pytest.mark.parametrize("dtype, d", [(np.float32, 8), (F16, 64)])
+def test_a_raised_attention_with_no_score_ops_compiles_and_runs(dtype, d, rng):
+    """softmax(q @ k^T) @ v with nothing between the scores' dot and the max: the score
+    region yields its own argument. It is planned and lowered (f32 on the serial path, f16
+    with a head dim of 64 on the flash path) and its kernel agrees with the reference on the
+    emulator."""
+    import accy
+    q, k, v = (rng.standard_normal((1, 2, 16, d)).astype(dtype) for _ in range(3))
+
+    def fn(q, k, v):
+        return ops.softmax(q @ ops.transpose(k, (0, 1, 3, 2))) @ v
+    exe = accy.compile(fn, q, k, v, target="sm_90")
+    assert [x.kind for x in exe.kernels] == ["flash_attention"] and not exe.fallbacks
+    assert exe.kernels[0].schedule == ("serial" if dtype == np.float32 else "flash")
+    got = exe.run(q, k, v, device="emulator").astype(np.float64)
+    want = exe.run(q, k, v, device="reference").astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 2e-2
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

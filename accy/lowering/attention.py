@@ -379,14 +379,18 @@ def _operand(probe, op, n, idx):
 def _follow(probe, value, idx):
     """`value` read at `idx`, followed down through element moves to an item input or the
     first other op: (that value, its index expressions), or (None, None) past a guard."""
-    while value is not None and value not in probe.inputs and value.owner.name in MOVES:
+    while value is not None and value not in probe.inputs and not value.is_block_argument \
+            and value.owner.name in MOVES:
         value, idx = _operand(probe, value.owner, 0, idx)
     return value, idx
 
 
 def _op_of(probe, value, name):
-    """The op named `name` computing `value` inside the item, else None."""
-    if value is None or value in probe.inputs or value.owner.name != name:
+    """The op named `name` computing `value` inside the item, else None (a block argument,
+    such as the scores themselves at the start of a raised attention's score region, has
+    none)."""
+    if value is None or value in probe.inputs or value.is_block_argument or \
+            value.owner.name != name:
         return None
     return value.owner
 
