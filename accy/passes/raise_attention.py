@@ -36,59 +36,71 @@ def match_attention(g, dot2):
     f16/bf16 softmax is written). Every link
     reads its producer at the same index (the row max and sum at the same row), the max starts
     from -inf and the sum from 0, and every intermediate is read only inside the pattern."""
-    def link(n, i, row=False):
-        """The producer operand `i` of `n` reads at its own index (or row), else None."""
-        if n is None or i >= len(n.access):
+    roles = _softmax_roles(g, dot2)
+    if roles is None:
+        return None
+    z = _link(g, roles["shifted"], 0)
+    found = _score_chain(g, z)
+    if found is None:
+        return None
+    chain, dot1 = found
+    rank = len(z.shape)
+    batch = tuple(range(rank - 2))
+    for d in (dot1, dot2):
+        a = d.op.attributes
+        if tuple(a["lhs_batching_dimensions"]) != batch or \
+                tuple(a["rhs_batching_dimensions"]) != batch or \
+                tuple(a["lhs_contracting_dimensions"]) != (rank - 1,):
             return None
-        _, q, chain, _ = n.access[i]
-        if q is None:
-            return None
-        if n.role == "dot":
-            return q if not chain else None
-        shape = n.operand_shapes[0] if n.role == "reduce" else n.shape
-        full = row_major_strides(shape)
-        want = row_strides(shape, (len(shape) - 1,)) if row else full
-        return q if g.reads_linear(n, i, tuple(want)) else None
+    roles["scores"] = dot1
+    inside = set(chain) | set(roles.values())
+    # mask-side ops that read nothing but constants and iota (causal masks) come along
+    extra = []
+    for n in chain:
+        for _, q, _, _ in n.access:
+            _closed(q, inside, extra)
+    inside |= set(extra)
+    if any(r not in inside for n in inside if n is not dot2 for r in n.readers):
+        return None
+    return sorted(inside, key=position), roles
 
-    def reduction(n, kind, init):
-        if n is None or n.role != "reduce" or len(n.operand_shapes) != 2:
-            return False
-        rank = len(n.operand_shapes[0])
-        if tuple(n.op.attributes["dimensions"]) != (rank - 1,) or reduce_kind(n.op) != kind:
-            return False
-        src, _, chain, _ = n.access[1]          # the init: a constant of that value
-        if src is not None or not chain or chain[-1].name != "tensor.constant":
-            return False
-        value = chain[-1].op.attributes["value"].array
-        return value.size == 1 and float(value.reshape(-1)[0]) == init
 
+def _softmax_roles(g, dot2):
+    """The softmax whose probabilities `dot2` reads, from its divide back to the subtract of
+    the row max: roles values, (convert), divide, sum, (narrow, widen), exp, shifted and max;
+    else None."""
     roles = {"values": dot2}
-    p = link(dot2, 0)
+    p = _link(g, dot2, 0)
     if p is not None and p.name == "tensor.convert":
         roles["convert"] = p
-        p = link(p, 0)
+        p = _link(g, p, 0)
     if p is None or p.name != "tensor.divide":
         return None
-    e, total = link(p, 0), link(p, 1, row=True)
+    e, total = _link(g, p, 0), _link(g, p, 1, row=True)
     if total is not None and total.name == "tensor.convert":     # the sum taken in a wider
-        roles["narrow"], total = total, link(total, 0)            # dtype (f16/bf16 softmax)
-    summed = link(total, 0) if total is not None and total.role == "reduce" else None
+        roles["narrow"], total = total, _link(g, total, 0)        # dtype (f16/bf16 softmax)
+    summed = _link(g, total, 0) if total is not None and total.role == "reduce" else None
     if summed is not None and summed.name == "tensor.convert":
-        roles["widen"], summed = summed, link(summed, 0)
-    if e is None or e.name != "tensor.exp" or not reduction(total, "sum", 0.0) \
+        roles["widen"], summed = summed, _link(g, summed, 0)
+    if e is None or e.name != "tensor.exp" or not _reduction(total, "sum", 0.0) \
             or summed is not e:
         return None
     exp_dtype, sum_dtype = e.op.result_types[0].dtype, total.op.result_types[0].dtype
     if sum_dtype != exp_dtype and (exp_dtype, sum_dtype) not in _EXACT_WIDENING:
         return None                 # a sum of truncated or rounded exps: not softmax's
-    shifted = link(e, 0)
+    shifted = _link(g, e, 0)
     if shifted is None or shifted.name != "tensor.subtract":
         return None
-    z, row_max = link(shifted, 0), link(shifted, 1, row=True)
-    if z is None or not reduction(row_max, "max", -math.inf) or link(row_max, 0) is not z:
+    z, row_max = _link(g, shifted, 0), _link(g, shifted, 1, row=True)
+    if z is None or not _reduction(row_max, "max", -math.inf) or _link(g, row_max, 0) is not z:
         return None
-    # the score chain: elementwise ops of the score shape from z back to one dot_general,
-    # each reading the chain at its own index
+    roles.update(max=row_max, shifted=shifted, exp=e, sum=total, divide=p)
+    return roles
+
+
+def _score_chain(g, z):
+    """The score chain: the elementwise ops of the score shape from `z` back to one
+    dot_general, each reading the chain at its own index, as (chain, that dot), else None."""
     full = z.shape
     chain, stack, dot1 = [], [z], None
     while stack:
@@ -105,29 +117,42 @@ def match_attention(g, dot2):
         chain.append(n)
         for q, i in n.producers:
             if q.role in ("ew", "dot") and _reaches_dot(q):
-                if link(n, i) is not q:
+                if _link(g, n, i) is not q:
                     return None
                 stack.append(q)
     if dot1 is None or dot1.shape != full:
         return None
-    batch = tuple(range(len(full) - 2))
-    for d in (dot1, dot2):
-        a = d.op.attributes
-        if tuple(a["lhs_batching_dimensions"]) != batch or \
-                tuple(a["rhs_batching_dimensions"]) != batch or \
-                tuple(a["lhs_contracting_dimensions"]) != (len(full) - 1,):
-            return None
-    roles.update(scores=dot1, max=row_max, shifted=shifted, exp=e, sum=total, divide=p)
-    inside = set(chain) | set(roles.values())
-    # mask-side ops that read nothing but constants and iota (causal masks) come along
-    extra = []
-    for n in chain:
-        for _, q, _, _ in n.access:
-            _closed(q, inside, extra)
-    inside |= set(extra)
-    if any(r not in inside for n in inside if n is not dot2 for r in n.readers):
+    return chain, dot1
+
+
+def _link(g, n, i, row=False):
+    """The producer of operand `i` of node `n` when `n` reads it at its own index (or, with
+    `row`, at its own row), else None."""
+    if n is None or i >= len(n.access):
         return None
-    return sorted(inside, key=position), roles
+    _, q, chain, _ = n.access[i]
+    if q is None:
+        return None
+    if n.role == "dot":
+        return q if not chain else None
+    shape = n.operand_shapes[0] if n.role == "reduce" else n.shape
+    full = row_major_strides(shape)
+    want = row_strides(shape, (len(shape) - 1,)) if row else full
+    return q if g.reads_linear(n, i, tuple(want)) else None
+
+
+def _reduction(n, kind, init):
+    """Whether node `n` reduces the last dim by `kind` from a constant `init`."""
+    if n is None or n.role != "reduce" or len(n.operand_shapes) != 2:
+        return False
+    rank = len(n.operand_shapes[0])
+    if tuple(n.op.attributes["dimensions"]) != (rank - 1,) or reduce_kind(n.op) != kind:
+        return False
+    src, _, chain, _ = n.access[1]          # the init: a constant of that value
+    if src is not None or not chain or chain[-1].name != "tensor.constant":
+        return False
+    value = chain[-1].op.attributes["value"].array
+    return value.size == 1 and float(value.reshape(-1)[0]) == init
 
 
 def _reaches_dot(n):
