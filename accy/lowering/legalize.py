@@ -141,6 +141,8 @@ class _Legalizer:
 
     def __init__(self, kernel):
         self.context = kernel.context
+        self.entry = kernel.regions[0].entry
+        self.immediates = {}        # (value, dtype) -> its immediate constant, at the entry
         self.consts = {}            # integer kl Value -> its constant
         self.bounds = {}            # integer kl Value -> b when it is known to lie in [0, b]
 
@@ -260,6 +262,18 @@ class _Legalizer:
             self._replace(op, out if name == "is_finite" else
                           self._make(at, "convert", [out], dtype))
 
+    def immediate(self, value, dtype):
+        """The `immediate` constant `value` of `dtype`, made once per kernel at the start of
+        its entry block (so it dominates every use; it costs no instruction: its users hold
+        it)."""
+        key = (value, dtype)
+        found = self.immediates.get(key)
+        if found is None:
+            found = self.immediates[key] = self._make(
+                Builder(self.context).at_start(self.entry), "constant", [], dtype,
+                value=_literal(value, dtype), immediate=True)
+        return found
+
     def wrap(self, op):
         """Put a `kl.wrap` of `op`'s result right after it, taking the result's uses."""
         result = op.results[0]
@@ -282,8 +296,7 @@ class _Legalizer:
         at, w = self._at(op), BITS[dtype]
 
         def imm(value):
-            return self._make(at, "constant", [], dtype, value=_literal(value, dtype),
-                              immediate=True)
+            return self.immediate(value, dtype)
 
         def make(kind, *operands, **attributes):
             return self._make(at, kind, operands, dtype, **attributes)
