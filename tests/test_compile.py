@@ -3,6 +3,7 @@ traced functions become kl kernels and PTX, run on the CPU emulator (outputs and
 poisoned), and match the reference interpreter; every PTX text is assembled by ptxas for sm_80
 and sm_90. Items of other kinds run as host fallbacks under the exact tier and still give the
 reference's numbers."""
+import functools
 import json
 import subprocess
 import sys
@@ -129,6 +130,24 @@ def test_no_gpu_keeps_failing_clearly_when_asked_again(rng):
     for _ in range(2):
         with pytest.raises(DeviceUnavailable, match="device 'cuda'"):
             exe.run(x, device="cuda")
+
+
+def test_compile_traces_a_jit_function_and_not_a_decorator_wrapping_one(rng):
+    """accy.compile of an accy.jit function traces the function it wraps; a decorator made
+    with functools.wraps around a Jit (which copies the Jit's attributes onto it) is an
+    ordinary function: its own body is traced."""
+    x = rng.standard_normal(8).astype(np.float32)
+
+    def f(x):
+        return x * 2
+    jf = accy.jit(f)
+
+    @functools.wraps(jf)
+    def g(x):
+        return f(x) + 100
+    np.testing.assert_array_equal(accy.compile(jf, x).run(x, device="reference"), x * 2)
+    np.testing.assert_array_equal(accy.compile(g, x).run(x, device="reference"),
+                                  x * 2 + 100)
 
 
 def test_jit_runs_its_compiled_kernels_on_the_device_asked_for(rng):

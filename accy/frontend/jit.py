@@ -26,11 +26,18 @@ class Jit:
         if device is not None and device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
         functools.update_wrapper(self, fn)
-        self.__accy_function__ = fn     # what accy.compile traces when given this Jit
+        self._function = fn
         self.device = device
         self._cache = {}            # tuple of (shape, dtype) per argument -> (module, rebuild)
         self._executables = {}      # (the same key, device) -> its Executable, once compiled
         self._hits = self._misses = 0
+
+    @property
+    def __accy_function__(self):
+        """What accy.compile traces when given this Jit. A property of the class, so that a
+        decorator wrapping a Jit (functools.wraps copies the instance's __dict__) does not
+        pass for it: the wrapper's own body is what gets traced."""
+        return self._function
 
     def lower(self, *args):
         return trace(self.__wrapped__, [signature(a) for a in args])[0]
