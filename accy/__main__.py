@@ -386,9 +386,11 @@ def resume_command(args):
     """`accy compile --from kl|ptx --emit ptx|cubin`: PTX or a cubin from printed kl or PTX."""
     from accy import compiler
     if args.emit not in ("ptx", "cubin"):
+        why = ("needs the plans, which printed kl or PTX does not hold: compile from the "
+               "tensor or prepared IR" if args.emit in ("plans", "host") else
+               f"is not a stage after {args.start}")
         raise AccyError(f"from printed {args.start}, accy compile reaches ptx and cubin only "
-                        f"(a host program needs the plans: compile from the tensor or "
-                        f"prepared IR)")
+                        f"(--emit {args.emit} {why})")
     target = args.target
     if args.cubin or args.emit == "cubin":
         target = {"arch": args.target or TargetProfile().arch, "artifact_format": "cubin"}

@@ -22,7 +22,9 @@
   holds no IR.
 
 Each stage's output prints (`Compilation.text(stage)`; `accy compile --emit STAGE`), and each
-is deterministic. Compiling resumes from a printed stage that is IR text (tensor, prepared,
+is deterministic. A compilation prints a stage's output while it holds it: the tensor module
+until prepared rewrites it in place, the kl until ptx legalizes it in place (stop at a stage
+to print it), and no stage it resumed past. Compiling resumes from a printed stage that is IR text (tensor, prepared,
 kl) or PTX: from tensor or prepared IR every later stage runs; from kl or PTX only the stages
 that need nothing but their text (ptx, cubin): a host program needs the plans, which no printed
 kl or PTX holds.
@@ -84,15 +86,37 @@ class Compilation:
     assembled: object = None        # ptxas's Assembled, when the cubin stage ran it
     program: object = None          # the HostProgram
     executable: object = None
-    done: list = field(default_factory=list)        # the stages run, in order
+    done: list = field(default_factory=list)        # the stages run (or resumed past), in order
+    ran: set = field(default_factory=set)           # the stages this compilation ran itself
+    held: set = field(default_factory=set)          # those whose output it holds as made
     timings: dict = field(default_factory=dict)     # stage name -> milliseconds
 
     def text(self, stage):
-        """Stage `stage`'s output as text."""
+        """Stage `stage`'s output as text, while this compilation holds it: not for a stage
+        it resumed past (it started from a later stage's text), nor for one a later stage
+        rewrote in place (prepared rewrites the tensor module, ptx legalizes the kl: stop at
+        the stage to print it)."""
+        if stage not in STAGE:
+            raise StageError(f"no stage {stage!r}: the stages are "
+                             f"{', '.join(s.name for s in STAGES)}")
         if stage not in self.done:
             raise StageError(f"stage {stage!r} has not run in this compilation (ran: "
                              f"{', '.join(self.done) or 'none'})")
+        if stage not in self.held:
+            if stage in self.ran:
+                raise StageError(f"stage {stage!r}'s output is no longer held: stage "
+                                 f"{REWRITTEN_BY[stage]!r} rewrote it in place (stop at "
+                                 f"{stage!r} to print it)")
+            raise StageError(f"stage {stage!r} did not run in this compilation: it resumed "
+                             f"from a later stage's text")
         return STAGE[stage].text(self)
+
+    def _made(self, stage):
+        self.ran.add(stage)
+        self.held.add(stage)
+        for earlier, later in REWRITTEN_BY.items():
+            if later == stage:
+                self.held.discard(earlier)
 
     def run(self, stop="host"):
         """Run the stages after the last one done, up to and including `stop`."""
@@ -105,6 +129,7 @@ class Compilation:
             if stage.name != "cubin" or self.assembled is not None:    # ptxas ran
                 self.timings[stage.timed_as or stage.name] = (time.perf_counter() - t0) * 1e3
             self.done.append(stage.name)
+            self._made(stage.name)
         return self
 
 
@@ -196,6 +221,8 @@ STAGES = (
     Stage("host", _host, lambda c: c.program.text()),
 )
 STAGE = {s.name: s for s in STAGES}
+# stage -> the later stage that rewrites its output in place
+REWRITTEN_BY = {"tensor": "prepared", "kl": "ptx"}
 
 
 # ---- entry points -------------------------------------------------------------------------
@@ -220,8 +247,11 @@ def compilation(fn, *example_args, target=None, start="tensor", stop="host"):
     _set_target(c.module, target)
     c.timings["tensor"] = (time.perf_counter() - t0) * 1e3
     c.done.append("tensor")
-    if start == "prepared":
+    if start == "prepared":             # the module given is prepared IR already
         c.done.append("prepared")
+        c.held.add("prepared")
+    else:
+        c._made("tensor")
     return c.run(stop)
 
 
@@ -231,6 +261,7 @@ def resume_kl(text, target=None, stop="cubin"):
     c = Compilation(target=_profile(target))
     c.kl = parse(text, Context())
     c.done += ["tensor", "prepared", "plans", "kl"]
+    c.held.add("kl")
     return c.run(stop)
 
 
@@ -238,6 +269,7 @@ def resume_ptx(text, target=None):
     """A Compilation resumed from PTX text: the cubin stage (for a cubin target)."""
     c = Compilation(target=_profile(target), ptx=text)
     c.done += ["tensor", "prepared", "plans", "kl", "ptx"]
+    c.held.add("ptx")
     return c.run("cubin")
 
 
