@@ -64,16 +64,17 @@ def dims(batch, lc, rc):
             f"rhs_batching_dimensions = {b}, rhs_contracting_dimensions = [{rc}]}}")
 
 
-def raised(scores, values, arg, yields=None, value_dtype="f32"):
+def raised(scores, values, arg, yields=None, value_dtype="f32", sum_dtype=None):
     """A raised attention of %q with itself whose score block takes `arg` and yields it (or
-    a constant of type `yields`)."""
+    a constant of type `yields`), its sum taken in `sum_dtype` when given."""
     name, spec = arg.split(":")
     body = [f"tensor.yield %{name}"] if yields is None else [
         f"%z = tensor.constant <{{value = dense<0.0> : {tt(yields)}}}> : {tt(yields)}",
         "tensor.yield %z"]
+    total = f'sum_dtype = "{sum_dtype}", ' if sum_dtype else ""
     return (f'%r = tensor.attention %q, %q, %q <{{score_dtype = "f32", scores = {scores}, '
-            f'value_dtype = "{value_dtype}", values = {values}}}> : tensor<1x2x8x16xf32> '
-            f'({region(arg, *body)})')
+            f'{total}value_dtype = "{value_dtype}", values = {values}}}> : '
+            f'tensor<1x2x8x16xf32> ({region(arg, *body)})')
 
 
 def dg(lb, rb, lc, rc, result, acc=None):
@@ -299,6 +300,10 @@ CASES = [
     ("C45", "q:1x2x8x16xf32", raised(dims(2, 3, 1), dims(2, 3, 2), "s:1x2x8x8xf32")),
     ("C47", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32",
                                      yields="1x2x8x16xf32")),
+    ("C47", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32",
+                                     sum_dtype="f16")),       # narrower than the scores
+    ("C47", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32",
+                                     sum_dtype="i32")),
     ("C46", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 2, 2), "s:1x2x8x8xf32")),
     ("C46", "q:1x2x8x16xf32", raised(dims(2, 3, 3), dims(2, 3, 2), "s:1x2x8x8xf32",
                                      value_dtype="i32")),

@@ -20,13 +20,7 @@ from accy.passes.core import Pass
 from accy.passes.plan_graph import PlanGraph, position, row_strides
 from accy.passes.shape_layout import row_major_strides, shape_layout
 from accy.tensor.build import reduce_kind
-
-
-
-# float -> float conversions that keep every value: a sum taken in the wider dtype still sums
-# the exps themselves
-_EXACT_WIDENING = {("f16", "f32"), ("bf16", "f32"), ("f16", "f64"), ("bf16", "f64"),
-                   ("f32", "f64")}
+from accy.tensor.dialect import EXACT_WIDENING
 
 
 def match_attention(g, dot2):
@@ -86,7 +80,7 @@ def _softmax_roles(g, dot2):
             or summed is not e:
         return None
     exp_dtype, sum_dtype = e.op.result_types[0].dtype, total.op.result_types[0].dtype
-    if sum_dtype != exp_dtype and (exp_dtype, sum_dtype) not in _EXACT_WIDENING:
+    if sum_dtype != exp_dtype and (exp_dtype, sum_dtype) not in EXACT_WIDENING:
         return None                 # a sum of truncated or rounded exps: not softmax's
     shifted = _link(g, e, 0)
     if shifted is None or shifted.name != "tensor.subtract":

@@ -358,6 +358,10 @@ def _iterate(ins, attrs, outs):
     return tuple(ins)
 
 
+# float -> float conversions that keep every value: a sum of exps taken in the wider dtype
+# still sums the exps themselves (a raised attention's sum_dtype)
+EXACT_WIDENING = frozenset({("f16", "f32"), ("bf16", "f32"), ("f16", "f64"), ("bf16", "f64"),
+                            ("f32", "f64")})
 ATTENTION_COMPUTE = {"f16": "f32", "bf16": "f32"}     # low-precision attention computes in f32
 
 
@@ -466,8 +470,9 @@ def _attention_regions(op):
         return f"(C47) the score block yields one float tensor of the scores' shape " \
                f"{scores.shape}"
     sum_dtype = op.attributes.get("sum_dtype", z[0].dtype)
-    if sum_dtype not in FLOAT_DTYPES:
-        return f"(C47) 'sum_dtype' must be a float dtype, got {sum_dtype!r}"
+    if sum_dtype != z[0].dtype and (z[0].dtype, sum_dtype) not in EXACT_WIDENING:
+        return f"(C47) 'sum_dtype' must be the scores' dtype {z[0].dtype} or a float dtype " \
+               f"that holds every {z[0].dtype} value, got {sum_dtype!r}"
     return _body_signature(op.regions[0], (scores,), z, "C47", "score")
 
 
