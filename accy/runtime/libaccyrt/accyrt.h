@@ -11,6 +11,10 @@
  * as the CUDA driver is).
  *
  * Lifetimes. A session keeps pointers into its bundle and its device: both must outlive it.
+ *
+ * Versions. A struct the caller fills starts with its size (`struct_size = sizeof(...)`), so
+ * that a later library can tell an older caller's struct from its own; a size the library does
+ * not know is ACCYRT_INVALID_ARGUMENT.
  */
 #ifndef ACCYRT_H
 #define ACCYRT_H
@@ -50,6 +54,7 @@ accyrt_status *accyrt_status_new(accyrt_code code, const char *message);
 typedef struct accyrt_bundle accyrt_bundle;
 
 typedef struct accyrt_tensor_info {
+    size_t struct_size;     /* sizeof(accyrt_tensor_info), set by the caller */
     const char *dtype;      /* "f32", "bf16", ...; owned by the bundle */
     uint32_t rank;
     const int64_t *dims;    /* rank dims; owned by the bundle */
@@ -77,6 +82,7 @@ const char *accyrt_bundle_accy_version(const accyrt_bundle *bundle);   /* the wr
 /* Device memory is addressed by 64-bit integers; modules and functions are opaque handles.
  * Every entry returns NULL on success. `stream` is what accyrt_session_run was given. */
 typedef struct accyrt_device {
+    size_t struct_size;     /* sizeof(accyrt_device) */
     void *self;
     /* Load a module: PTX text (NUL-terminated, size counts the NUL) or a cubin's bytes. */
     accyrt_status *(*load_module)(void *self, const void *image, size_t size, int is_cubin,
