@@ -1,5 +1,5 @@
 """`Capacity`: the memory limits an embedding host puts on a Context and its analysis cache."""
-from dataclasses import dataclass, asdict, fields
+from dataclasses import dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -14,7 +14,7 @@ class Capacity:
     max_analysis_entries: int = 100_000
 
     def __post_init__(self):
-        for name, value in asdict(self).items():
+        for name, value in self.as_limits().items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"Capacity.{name} must be a non-negative int, got {value!r}")
             if name in ("max_operations", "max_values", "max_blocks") and value >= 2**31 - 1:

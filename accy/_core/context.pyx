@@ -21,6 +21,8 @@ from accy._core.types import Type
 from accy._core.attributes import check_attribute, check_text, attribute_bytes
 from accy._core.capacity import Capacity
 
+DEFAULT_CAPACITY = Capacity()   # frozen: one instance serves every Context made without one
+
 cdef enum:
     SMALL_SIZES = 32
     MAX_RECORDS = 2147483000
@@ -195,14 +197,14 @@ cdef class Context:
         self.vmap = IdMap()
         self.bmap = IdMap()
         self.omap = IdMap()
-        self.capacity = Capacity()
+        self.capacity = DEFAULT_CAPACITY
         self.set_limits(self.capacity)
 
     def __init__(self, *, allow_unregistered=False, capacity=None):
         if self.clock or self.op_names:
             raise IRError("a Context is initialized once")
         if capacity is None:
-            capacity = Capacity()
+            capacity = DEFAULT_CAPACITY
         elif not isinstance(capacity, Capacity):
             raise TypeError("capacity must be an accy.ir.Capacity")
         self.allow_unregistered = bool(allow_unregistered)
