@@ -459,10 +459,12 @@ BAD = {
                                   "result 0 is i32\\[\\], but the manifest says f32\\[\\]"),
     "a kernel listed twice": (lambda: bundle.write(_exe(kernels=compiled(SAMPLE)[0].kernels * 2)),
                               "kernel main\\$k0\\$elementwise is listed twice"),
-    "a kernel without a name": (lambda: bundle.write(_exe(kernels=(dataclasses.replace(
-                                    compiled(SAMPLE)[0].kernels[0], name=""),)
-                                    + compiled(SAMPLE)[0].kernels[1:])),
+    "a kernel without a name": (lambda: _patched(F.MANIFEST, b"\x13\x00\x00\x00main$k0$elementwise"
+                                                 b"\x00", b"\x00\x00\x00\x00"),
                                 "kernel 0's name '' is not a non-empty ASCII name"),
+    "a kernel with a non-ASCII name": (lambda: _patched(F.MANIFEST, b"main$k0", b"m\xc3\xafn$k0"),
+                                       "kernel 0's name 'm\u00efn\\$k0\\$elementwise' is not a "
+                                       "non-empty ASCII name"),
     # texts and the info
     "a NUL in the ptx": (lambda: with_section(bundle.write(compiled(SAMPLE)[0]), F.PTX,
                                               b".version 8.0\0"),
@@ -544,6 +546,12 @@ def test_the_writer_refuses_what_format_1_cannot_hold():
     with pytest.raises(BundleError, match="a kernel name holds a NUL"):
         bundle.write(_exe(kernels=(dataclasses.replace(compiled(SAMPLE)[0].kernels[0],
                                                        name="a\0b"),)))
+    with pytest.raises(BundleError, match="a kernel name 'caf\u00e9' is not a non-empty ASCII"):
+        bundle.write(_exe(kernels=(dataclasses.replace(compiled(SAMPLE)[0].kernels[0],
+                                                       name="caf\u00e9"),)))
+    with pytest.raises(BundleError, match=r"the target arch 'sm 90\\n' is not 1 to 16 printable"):
+        bundle.write(_exe(target=dataclasses.replace(compiled(SAMPLE)[0].target,
+                                                     arch="sm 90\n")))
     with pytest.raises(BundleError, match="slot 0 of the host program has id 3"):
         bundle.write(_exe(program=_program(slots=(Slot(3, "arena", 8),))))
     with pytest.raises(BundleError, match="timing 'ptx' is nan"):
