@@ -3,7 +3,11 @@
  * Every device hands out addresses (k + 1) << 40 for its k-th allocation and checks that
  * each address is freed once; modules are heap allocations (so a module never unloaded shows
  * as a leak under LeakSanitizer). copy_dtoh fills its target with the next bytes of the flag
- * script (0 once it is used up), so a loop runs as many trips as the script says. */
+ * script (0 once it is used up), so a loop runs as many trips as the script says.
+ *
+ * As a library of its own (for a benchmark through ctypes, say):
+ *     cc -shared -fPIC -O2 tests/c/devices.c $(accy config --cflags --libs) \
+ *        -o libaccyrt_testdevices.so */
 #ifndef ACCYRT_TEST_DEVICES_H
 #define ACCYRT_TEST_DEVICES_H
 

@@ -875,8 +875,13 @@ static int parse_bundle(parser *p)
                            (unsigned long long)s->offset, b->size);
         sorted[i] = s;
     }
-    qsort(sorted, count, sizeof sorted[0], by_offset);
-    for (uint32_t i = 1; i < count; i++)
+    /* an empty section overlaps nothing: only the others are ordered */
+    uint32_t spans = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (sorted[i]->length > 0)
+            sorted[spans++] = sorted[i];
+    qsort(sorted, spans, sizeof sorted[0], by_offset);
+    for (uint32_t i = 1; i < spans; i++)
         if (sorted[i - 1]->offset + sorted[i - 1]->length > sorted[i]->offset)
             return rt_fail(r, "the %s and the %s overlap", SECTION_NAMES[sorted[i - 1]->kind],
                            SECTION_NAMES[sorted[i]->kind]);
@@ -904,6 +909,8 @@ static int parse_bundle(parser *p)
     r->section = "section table";
     if (generated && by_kind[KIND_PTX] == NULL)
         return rt_fail(r, "the manifest lists generated kernels, but there is no ptx section");
+    if (generated && by_kind[KIND_PTX]->length == 0)
+        return rt_fail(r, "the manifest lists generated kernels, but the ptx section is empty");
     if (called && by_kind[KIND_MODULES] == NULL)
         return rt_fail(r, "the manifest lists kernel_call kernels, but there is no kernel "
                        "modules section");
