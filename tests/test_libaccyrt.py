@@ -430,8 +430,10 @@ def test_fuzz_under_sanitizers(samples, tmp_path):
     seeds = sorted(str(p) for p in samples[0].glob("*.accy"))
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                UBSAN_OPTIONS="print_stacktrace=1")
-    out = subprocess.run([fuzz, "20261203", "12000", *seeds], capture_output=True, text=True,
-                         env=env, timeout=300)
+    dump = tmp_path / "cases"
+    dump.mkdir()
+    out = subprocess.run([fuzz, "--dump", dump, "20261203", "12000", *seeds],
+                         capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr[-4000:]
     assert "Sanitizer" not in out.stderr, out.stderr[-4000:]
     stats = dict(re.findall(r"(cases|opened|ran|bad|unsupported|other) (\d+)",
@@ -443,6 +445,40 @@ def test_fuzz_under_sanitizers(samples, tmp_path):
                     "kernel modules section", "module text section", "info section"):
         assert int(reached[section]) > 0, section
     assert out.stdout.splitlines()[-1] == "failures 0"
+    readers_agree(dump)
+
+
+# what only the Python reader reads: the info JSON and the IR texts (the tensor-level module, a
+# host step's module)
+PYTHON_ONLY = re.compile(r"bundle: (info section|module text section|program section: host item "
+                         r"\d+'s module): ")
+
+
+def readers_agree(folder):
+    """The Python reader on every 8th fuzz case, held to libaccyrt's verdict: what C refuses as
+    malformed Python refuses; what C opens Python opens too, unless Python finds fault in what
+    only it reads (the info JSON, the IR texts); a newer format version is refused by
+    both (UNSUPPORTED in C), a bundle with host steps opens in Python."""
+    from accy.runtime import bundle
+    verdicts = (folder / "verdicts.txt").read_text().splitlines()
+    assert len(verdicts) >= 1000
+    seen = set()
+    for line in verdicts:
+        name, code, message = line.split(" ", 2)
+        try:
+            bundle.read((folder / name).read_bytes())
+            python = None
+        except accy.BundleError as e:
+            python = str(e)
+        context = f"{name}: C says {code} {message!r}; Python says {python!r}"
+        if code == "2":
+            assert python is not None, context
+        elif code == "0" or "has a host step" in message:
+            assert python is None or PYTHON_ONLY.match(python), context
+        else:
+            assert code == "3" and "format version" in message and python is not None, context
+        seen.add((code, python is None))
+    assert {("0", True), ("2", False), ("3", False)} <= seen
 
 
 # ---- the README's example, accy config -------------------------------------------------------

@@ -2,14 +2,16 @@
  * UBSan (tests/test_libaccyrt.py): seeded mutations of valid bundles go through
  * accyrt_bundle_open_memory, and those that still open are run on the null device.
  *
- *   fuzz_bundles SEED CASES BUNDLE...
+ *   fuzz_bundles [--dump DIR] SEED CASES BUNDLE...
  *
  * Most mutations change a section and then rewrite the file around it (offsets, lengths,
  * file size, every CRC), so that they reach the structure checks behind the CRCs; the others
  * change the header or section table, or cut the file (at every section boundary too). Every
  * case must give a clean status (OK, BAD_BUNDLE or UNSUPPORTED, with a "bundle: " message),
  * never a crash, a sanitizer report or a leak; a bundle that opens must run. Each valid seed is
- * also run with each device call failing in turn. Prints counts; exit 0 when all is well. */
+ * also run with each device call failing in turn. Prints counts; exit 0 when all is well.
+ * --dump writes every 8th case into DIR (caseN.accy) with the status it got (verdicts.txt), so
+ * that the Python reader can be held to the same verdicts. */
 #include <accyrt.h>
 
 #include "devices.h"
@@ -195,9 +197,23 @@ static void run_on_null_device(const accyrt_bundle *b)
     accyrt_test_device_free(d);
 }
 
+static const char *dump;       /* a folder to write every 8th mutated case into, or NULL */
+static FILE *verdicts;
+
 static void open_case(const unsigned char *file, size_t size, const char *mutation)
 {
     cases++;
+    if (dump != NULL && cases % 8 == 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/case%llu.accy", dump, cases);
+        FILE *f = fopen(path, "wb");
+        if (f == NULL || fwrite(file, 1, size, f) != size) {
+            fprintf(stderr, "fuzz: cannot write %s\n", path);
+            failures++;
+        }
+        if (f != NULL)
+            fclose(f);
+    }
     accyrt_bundle *b = (accyrt_bundle *)&state;
     accyrt_status *s = accyrt_bundle_open_memory(file, size, &b);
     accyrt_code code = accyrt_status_code(s);
@@ -216,6 +232,8 @@ static void open_case(const unsigned char *file, size_t size, const char *mutati
                 by_section[k]++;
                 break;
             }
+    if (dump != NULL && cases % 8 == 0)
+        fprintf(verdicts, "case%llu.accy %d %s\n", cases, (int)code, message);
     accyrt_status_free(s);
     if (b != NULL && code == ACCYRT_OK) {
         opened++;
@@ -472,8 +490,19 @@ static unsigned char *read_file(const char *path, size_t *size)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--dump") == 0) {
+        dump = argv[2];
+        argc -= 2;
+        argv += 2;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/verdicts.txt", dump);
+        if ((verdicts = fopen(path, "w")) == NULL) {
+            fprintf(stderr, "fuzz: cannot write %s\n", path);
+            return 1;
+        }
+    }
     if (argc < 4) {
-        fprintf(stderr, "usage: fuzz_bundles SEED CASES BUNDLE...\n");
+        fprintf(stderr, "usage: fuzz_bundles [--dump DIR] SEED CASES BUNDLE...\n");
         return 1;
     }
     state = strtoull(argv[1], NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
@@ -503,6 +532,8 @@ int main(int argc, char **argv)
         free(seeds[i]);
     free(seeds);
     free(sizes);
+    if (verdicts != NULL)
+        fclose(verdicts);
     printf("failures %d\n", failures);
     return failures != 0;
 }
