@@ -60,7 +60,7 @@ def programs(tmp_path_factory):
     """{name: path}: tests/c/check_bundles (with the test devices) and the README's example."""
     folder = tmp_path_factory.mktemp("libaccyrt_programs")
     check = compile_c(str(folder / "check_bundles"), os.path.join(TESTS_C, "check_bundles.c"),
-                      os.path.join(TESTS_C, "devices.c"))
+                      os.path.join(TESTS_C, "devices.c"), flags=["-pthread"])
     example = compile_c(str(folder / "run_bundle"), EXAMPLE)
     return {"check": check, "example": example}
 
@@ -83,13 +83,18 @@ def samples(tmp_path_factory):
     cubin = exes["cubin"]
     exes["cubin_sm90a"] = dataclasses.replace(
         cubin, target=dataclasses.replace(cubin.target, arch="sm_90a"))
+    # a launch asking for more than 48 KB of dynamic shared memory
+    elementwise = exes["elementwise"]
+    launch = elementwise.program.steps[0]
+    exes["big_shared"] = dataclasses.replace(elementwise, program=dataclasses.replace(
+        elementwise.program, steps=(dataclasses.replace(launch, shared_bytes=100 * 1024),)))
     # result 0 read straight from the argument (no copy step): the runtime copies it out
     copies = exes["copies"]
     program = copies.program
     exes["result_elsewhere"] = dataclasses.replace(copies, program=dataclasses.replace(
         program, steps=program.steps[:1],
         results=(Operand(Ref(program.arguments[0]), (5,), "f32"), program.results[1])))
-    for name in ("nested_loops", "cubin_sm90a", "result_elsewhere"):
+    for name in ("nested_loops", "cubin_sm90a", "result_elsewhere", "big_shared"):
         exes[name].save(str(folder / f"{name}.accy"))
     return folder, exes
 
@@ -544,6 +549,135 @@ def test_accy_config_and_paths():
                          check=True)
     exported = {line.split()[-1] for line in out.stdout.splitlines() if " T " in line}
     assert len(declared) == 18 and exported == declared
+
+
+# ---- the CUDA device on a stand-in driver ----------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def fake_driver(tmp_path_factory):
+    """A folder holding tests/c/fake_cuda.c built as libcuda.so.1."""
+    folder = tmp_path_factory.mktemp("fake_cuda")
+    subprocess.run([CC, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+                    os.path.join(TESTS_C, "fake_cuda.c"), "-o", str(folder / "libcuda.so.1")],
+                   check=True, capture_output=True, text=True)
+    return folder
+
+
+def on_fake_driver(fake_driver, tmp_path, program, *args, **env):
+    """`program ARGS` with libcuda.so.1 the stand-in; (its output, the driver's log lines)."""
+    log = tmp_path / "driver.log"
+    log.unlink(missing_ok=True)
+    variables = dict(os.environ, FAKE_CUDA_LOG=str(log), LD_LIBRARY_PATH=str(fake_driver),
+                     **env)
+    out = subprocess.run([program, *map(str, args)], capture_output=True, text=True,
+                         env=variables, timeout=120)
+    return out, log.read_text().splitlines() if log.exists() else []
+
+
+def cuda_run(programs, samples, fake_driver, tmp_path, name, mode="cuda", **env):
+    inputs = "elementwise" if name == "big_shared" else name     # its variant's are these
+    return on_fake_driver(fake_driver, tmp_path, programs["check"], mode,
+                          bundle_path(samples, name), samples[0] / f"{inputs}.arg",
+                          tmp_path / "result", **env)
+
+
+@pytest.mark.parametrize("mode", ["cuda", "cuda_thread"])
+def test_cuda_device_copies(programs, samples, fake_driver, tmp_path, mode):
+    """On the stand-in driver (device memory in host memory), a bundle of copies gives its
+    results exactly, run twice, whether the device was opened on the thread that uses it or
+    on another (each entry makes the primary context current there); the driver is
+    initialized, the context retained and released with nothing left allocated."""
+    out, log = cuda_run(programs, samples, fake_driver, tmp_path, "no_kernels", mode)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for i in range(3):
+        assert (tmp_path / f"result{i}.bin").read_bytes() == (
+            samples[0] / f"no_kernels.result{i}.bin").read_bytes()
+    assert log[:4] == ["cuInit 0", "cuDeviceGet 0", "cuDevicePrimaryCtxRetain 0",
+                       "cuCtxSetCurrent"]
+    assert log.count("cuCtxSetCurrent") == (2 if mode == "cuda_thread" else 1)
+    assert sum(line.startswith("cuMemcpyDtoDAsync") for line in log) == 6
+    assert log[-1] == "cuDevicePrimaryCtxRelease 0 (0 allocations and modules live)"
+
+
+@pytest.mark.parametrize("name", ["kernel_call", "transformer", "big_shared"])
+def test_cuda_device_launches(programs, samples, fake_driver, tmp_path, name):
+    """The driver gets the program's modules (the PTX read to its NUL; a kernel_call's own),
+    each kernel's function, and per run its launches as the program has them; a launch with
+    more than 48 KB of dynamic shared memory opts its function in once."""
+    exe = samples[1][name]
+    out, log = cuda_run(programs, samples, fake_driver, tmp_path, name)
+    assert out.returncode == 0, out.stdout + out.stderr
+    modules = [line for line in log if line.startswith("cuModuleLoadData")]
+    assert modules[0] == f"cuModuleLoadData ptx {len(exe.ptx.encode())}"
+    assert modules[1:] == [f"cuModuleLoadData ptx {len(k.ptx.encode())}" for k in exe.kernels
+                           if k.ptx is not None]
+    assert sorted(line.split()[1] for line in log if line.startswith("cuModuleGetFunction")) \
+        == sorted(k.name for k in exe.kernels)
+    launches = [f"cuLaunchKernel {s.kernel} grid {','.join(map(str, s.grid))} block "
+                f"{','.join(map(str, s.block))} shared {s.shared_bytes} default"
+                for s in walk(exe.program.steps) if isinstance(s, Launch)]
+    assert [line for line in log if line.startswith("cuLaunchKernel")] == launches * 2
+    opt_ins = [line for line in log if line.startswith("cuFuncSetAttribute")]
+    big = {(s.kernel, s.shared_bytes) for s in walk(exe.program.steps)
+           if isinstance(s, Launch) and s.shared_bytes > 48 * 1024}
+    assert opt_ins == [f"cuFuncSetAttribute {k} 8 {n}" for k, n in sorted(big)]
+    assert bool(opt_ins) == (name == "big_shared")
+    if opt_ins:
+        assert log.index(opt_ins[0]) < log.index(launches[0])
+    assert log[-1] == "cuDevicePrimaryCtxRelease 0 (0 allocations and modules live)"
+
+
+@pytest.mark.parametrize("capability, module", [("9.0", "cubin"), ("9.9", "cubin"),
+                                                ("10.0", "ptx"), ("8.9", None)])
+def test_cuda_device_capability(programs, samples, fake_driver, tmp_path, capability, module):
+    """The driver's compute capability chooses the cubin or the PTX (or neither)."""
+    out, log = cuda_run(programs, samples, fake_driver, tmp_path, "cubin",
+                        FAKE_CUDA_CAPABILITY=capability)
+    loads = [line.split()[1] for line in log if line.startswith("cuModuleLoadData")]
+    if module is None:
+        assert out.returncode == 1 and loads == []
+        assert f"run: 3 session: the bundle was compiled for sm_90, which a device of " \
+               f"compute capability {capability} cannot run" in out.stdout
+    else:
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert loads == [module]
+    assert log[-1] == "cuDevicePrimaryCtxRelease 0 (0 allocations and modules live)"
+
+
+@pytest.mark.parametrize("call, where", [
+    ("cuInit", "cuda_device_open: 4 CUDA driver: cuInit failed"),
+    ("cuModuleLoadData", "run: 4 session: loading the PTX ({ptx_bytes} bytes): CUDA driver: "
+                         "cuModuleLoadData failed"),
+    ("cuMemAlloc", "run: 4 CUDA driver: cuMemAlloc failed"),
+    ("cuLaunchKernel", "run: 4 session run: launching kernel 'main$k0$elementwise': CUDA "
+                       "driver: cuLaunchKernel failed"),
+    ("cuStreamSynchronize", "run: 4 session: synchronizing after the uploads: CUDA driver: "
+                            "cuStreamSynchronize failed"),
+])
+def test_cuda_device_errors(programs, samples, fake_driver, tmp_path, call, where):
+    """A driver call that fails is ACCYRT_DEVICE naming the call and the driver's words for the
+    error, behind what the session was doing; nothing is left allocated."""
+    out, log = cuda_run(programs, samples, fake_driver, tmp_path, "elementwise",
+                        FAKE_CUDA_FAIL=call)
+    assert out.returncode == (2 if call == "cuInit" else 1)
+    where = where.format(ptx_bytes=len(samples[1]["elementwise"].ptx.encode()) + 1)
+    assert f"{where}: unknown error (CUDA_ERROR_UNKNOWN, error 999)" in out.stdout, out.stdout
+    if call != "cuInit":
+        assert log[-1] == "cuDevicePrimaryCtxRelease 0 (0 allocations and modules live)"
+
+
+def test_readme_example_on_a_driver(programs, samples, fake_driver, tmp_path):
+    """With a driver (the stand-in), the README's example runs the bundle on random inputs and
+    prints each result's first values: a bundle of copies gives back its inputs."""
+    out, _ = on_fake_driver(fake_driver, tmp_path, programs["example"],
+                            bundle_path(samples, "copies"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[-2:] == [line for line in lines if line.startswith("result ")]
+    first = [line.split(": ")[1] for line in lines[-2:]]
+    assert re.fullmatch(r"(-?[0-9.e-]+ ){3}-?[0-9.e-]+ \.\.\.", first[0]), first[0]
+    values = [float(v) for v in first[0].split()[:4]]
+    assert all(-1 <= v < 1 for v in values) and len(set(values)) == 4
 
 
 # ---- on a GPU ----------------------------------------------------------------------------------

@@ -8,13 +8,18 @@
  *   check_bundles null FILE          run twice on the null device; every call balanced
  *   check_bundles faults FILE        fail each device call in turn: a clean status each time
  *   check_bundles status FILE        the status contract (NULL pointers, struct sizes)
- *   check_bundles cuda FILE IN OUT   run on GPU 0: argument i read from IN<i>.bin, result i
- *                                    written to OUT<i>.bin; exit 2 when no GPU opens
+ *   check_bundles cuda FILE IN OUT   run twice on GPU 0: argument i read from IN<i>.bin,
+ *                                    result i written to OUT<i>.bin; exit 2 when no GPU opens
+ *   check_bundles cuda_thread FILE IN OUT   the same on a thread of its own, the device opened
+ *                                    on the main thread
  */
+#define _POSIX_C_SOURCE 200809L         /* pthreads */
+
 #include <accyrt.h>
 
 #include "devices.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,26 +369,32 @@ static int mode_status(const char *path)
     return failures != 0;
 }
 
-static int mode_cuda(const char *path, const char *in, const char *out)
+typedef struct cuda_work {
+    const accyrt_bundle *b;
+    accyrt_device *d;
+    const char *in, *out;
+    accyrt_code code;
+} cuda_work;
+
+/* Inputs uploaded from files, two runs, results written to files, everything freed. */
+static void *cuda_run(void *arg)
 {
-    accyrt_bundle *b = NULL;
-    if (report("open_file", accyrt_bundle_open_file(path, &b)) != ACCYRT_OK)
-        return 1;
-    accyrt_device *d = NULL;
-    if (report("cuda_device_open", accyrt_cuda_device_open(0, &d)) != ACCYRT_OK) {
-        accyrt_bundle_free(b);
-        return 2;
-    }
+    cuda_work *w = arg;
+    const accyrt_bundle *b = w->b;
+    accyrt_device *d = w->d;
     size_t ni = accyrt_bundle_num_arguments(b), no = accyrt_bundle_num_results(b);
     uint64_t *inputs = calloc(ni + 1, sizeof *inputs), *outputs = calloc(no + 1, sizeof *outputs);
     accyrt_tensor_info *results = calloc(no + 1, sizeof *results);
     char name[4096];
     accyrt_status *s = NULL;
     for (size_t i = 0; s == NULL && i < ni; i++) {
-        snprintf(name, sizeof name, "%s%zu.bin", in, i);
-        size_t size;
+        snprintf(name, sizeof name, "%s%zu.bin", w->in, i);
+        size_t size = 0;
         unsigned char *data = read_file(name, &size);
-        CHECK(data != NULL, "cannot read %s", name);
+        if (data == NULL) {
+            s = accyrt_status_new(ACCYRT_IO, "check_bundles: an input file cannot be read");
+            break;
+        }
         if ((s = d->alloc(d->self, size, &inputs[i])) == NULL && size > 0)
             s = d->copy_htod(d->self, inputs[i], data, size, NULL);
         free(data);
@@ -394,14 +405,17 @@ static int mode_cuda(const char *path, const char *in, const char *out)
             s = d->alloc(d->self, results[i].nbytes, &outputs[i]);
     }
     accyrt_session *session = NULL;
-    if (s == NULL && (s = accyrt_session_create(b, d, &session)) == NULL &&
-        (s = accyrt_session_run(session, inputs, ni, outputs, no, NULL)) == NULL)
+    if (s == NULL)
+        s = accyrt_session_create(b, d, &session);
+    for (int r = 0; r < 2 && s == NULL; r++)        /* twice: a session runs again */
+        s = accyrt_session_run(session, inputs, ni, outputs, no, NULL);
+    if (s == NULL)
         s = d->synchronize(d->self, NULL);
     for (size_t i = 0; s == NULL && i < no; i++) {
         unsigned char *data = malloc(results[i].nbytes + 1);
         if (results[i].nbytes > 0)
             s = d->copy_dtoh(d->self, data, outputs[i], results[i].nbytes, NULL);
-        snprintf(name, sizeof name, "%s%zu.bin", out, i);
+        snprintf(name, sizeof name, "%s%zu.bin", w->out, i);
         FILE *f = fopen(name, "wb");
         CHECK(f != NULL && fwrite(data, 1, results[i].nbytes, f) == results[i].nbytes,
               "cannot write %s", name);
@@ -409,7 +423,7 @@ static int mode_cuda(const char *path, const char *in, const char *out)
             fclose(f);
         free(data);
     }
-    accyrt_code code = report("run", s);
+    w->code = report("run", s);
     accyrt_session_free(session);
     for (size_t i = 0; i < ni; i++)
         if (inputs[i])
@@ -420,9 +434,29 @@ static int mode_cuda(const char *path, const char *in, const char *out)
     free(inputs);
     free(outputs);
     free(results);
+    return NULL;
+}
+
+/* The device opened on this thread; the work done here or on a thread of its own. */
+static int mode_cuda(const char *path, const char *in, const char *out, int threaded)
+{
+    accyrt_bundle *b = NULL;
+    if (report("open_file", accyrt_bundle_open_file(path, &b)) != ACCYRT_OK)
+        return 1;
+    accyrt_device *d = NULL;
+    if (report("cuda_device_open", accyrt_cuda_device_open(0, &d)) != ACCYRT_OK) {
+        accyrt_bundle_free(b);
+        return 2;
+    }
+    cuda_work w = {b, d, in, out, ACCYRT_OK};
+    pthread_t thread;
+    if (!threaded)
+        cuda_run(&w);
+    else if (pthread_create(&thread, NULL, cuda_run, &w) != 0 || pthread_join(thread, NULL) != 0)
+        CHECK(0, "no thread");
     accyrt_cuda_device_close(d);
     accyrt_bundle_free(b);
-    return failures != 0 || code != ACCYRT_OK;
+    return failures != 0 || w.code != ACCYRT_OK;
 }
 
 int main(int argc, char **argv)
@@ -440,8 +474,10 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "status") == 0)
         return mode_status(argv[2]);
     if (argc >= 5 && strcmp(argv[1], "cuda") == 0)
-        return mode_cuda(argv[2], argv[3], argv[4]);
+        return mode_cuda(argv[2], argv[3], argv[4], 0);
+    if (argc >= 5 && strcmp(argv[1], "cuda_thread") == 0)
+        return mode_cuda(argv[2], argv[3], argv[4], 1);
     fprintf(stderr, "usage: check_bundles signature|open|record|null|faults|status FILE ...\n"
-                    "       check_bundles cuda FILE INPUT_PREFIX OUTPUT_PREFIX\n");
+                    "       check_bundles cuda|cuda_thread FILE INPUT_PREFIX OUTPUT_PREFIX\n");
     return 1;
 }
