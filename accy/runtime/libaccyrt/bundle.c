@@ -662,6 +662,9 @@ static int parse_slots(parser *p)
                            (unsigned long long)n_data, (unsigned long long)want);
         char what[48];
         snprintf(what, sizeof what, "slot %u's data", i);
+        if (n_data > rt_reader_left(r))     /* before it is narrowed to a size_t */
+            return rt_fail(r, "%s is %llu bytes, past the %zu bytes left", what,
+                           (unsigned long long)n_data, rt_reader_left(r));
         if (rt_read_bytes(r, (size_t)n_data, &s->data, what))
             return -1;
         const uint8_t *note;
@@ -965,7 +968,8 @@ static accyrt_status *open_owned(uint8_t *bytes, size_t size, accyrt_bundle **ou
     memset(&p, 0, sizeof p);
     p.b = b;
     if (parse_bundle(&p)) {
-        accyrt_status *error = p.r.error;
+        accyrt_status *error = p.r.error != NULL ? p.r.error
+                                                 : rt_status(ACCYRT_BAD_BUNDLE, "bundle: refused");
         accyrt_bundle_free(b);
         return error;
     }
