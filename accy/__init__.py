@@ -7,7 +7,8 @@ from accy.compiler import compile  # noqa: A004 - accy.compile
 from accy.frontend.jit import jit
 from accy.runtime.devices import DeviceUnavailable
 from accy.runtime.executable import Executable
+from accy.version import VERSION
 
-__version__ = "0.1.0"
+__version__ = VERSION
 __all__ = ["ir", "ops", "jit", "compile", "Executable", "DeviceUnavailable", "AccyError",
            "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError"]

@@ -36,6 +36,7 @@ from accy._core.context import op_statistics
 from accy._core.text import decode_text
 from accy.compiler import STAGES
 from accy.errors import AccyError
+from accy.files import replace_file
 from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
 from accy.passes.instruments import find_op, read_reproducer
 from accy.passes.target import TargetProfile
@@ -330,30 +331,6 @@ def _compile(compile_, name, fn, arrays, target):
 OUTPUT_SUFFIXES = (".ptx", ".cubin", ".report.txt")
 
 
-def _replace(path, data):
-    """Write `data` to a new file in `path`'s folder and rename it onto `path`: a symbolic link
-    planted at `path` is replaced, never followed out of the folder, and no reader sees half a
-    file."""
-    import os
-    import tempfile
-    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".accy-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
-def _umask():
-    import os
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _write_outputs(folder, name, exe):
     """Write DIR/<stem>.ptx (when accy emitted kernels), .cubin (when the target makes one) and
     .report.txt; a file of the same stem and one of those suffixes that this run does not
@@ -367,7 +344,7 @@ def _write_outputs(folder, name, exe):
     for suffix in OUTPUT_SUFFIXES:
         path, data = base + suffix, contents[suffix]
         if data is not None:
-            _replace(path, data if isinstance(data, bytes) else data.encode("utf-8"))
+            replace_file(path, data if isinstance(data, bytes) else data.encode("utf-8"))
             written.append(path)
         elif os.path.isfile(path) or os.path.islink(path):
             os.remove(path)
