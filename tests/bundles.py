@@ -27,7 +27,7 @@ from accy._core.types import numpy_dtype
 from accy.examples import transformer
 from accy.examples.graphs import GRAPHS
 from accy.ir import parse
-from accy.runtime.bundle_writer import write as write_bundle
+from accy.runtime.bundle import write as write_bundle
 
 # a kernel_call's own module: y = 3 * x over 256 f32 elements (2 blocks of 128)
 TRIPLE_PTX = """.version 8.0
