@@ -19,6 +19,9 @@
                                reference interpreter
     accy inspect FILE          check a bundle (FILE.accy) and print its header, sections,
                                signature, kernels and host program
+    accy config [--cflags] [--libs]
+                               the flags that compile and link a C program against libaccyrt,
+                               the C runtime (both when neither is asked for)
 
 SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` gives the
 arguments as a list or tuple; an `accy.jit` function or a plain one), or an IR text file with
@@ -440,6 +443,13 @@ def inspect_command(args):
     return 0
 
 
+def config_command(args):
+    from accy.runtime.native import config_flags
+    both = not (args.cflags or args.libs)
+    print(config_flags(cflags=args.cflags or both, libs=args.libs or both))
+    return 0
+
+
 def _opt_arguments(p):
     p.add_argument("file", help="IR text file, or - for standard input")
     p.add_argument("--generic", action="store_true", help="print MLIR's generic form")
@@ -497,6 +507,9 @@ def _parser():
                            help="default: a GPU when there is one, else the emulator")
     i = sub.add_parser("inspect", help="check a bundle and print what it holds")
     i.add_argument("file", help="a bundle (.accy), as accy compile or Executable.save writes")
+    c = sub.add_parser("config", help="compiler flags for C programs using libaccyrt")
+    c.add_argument("--cflags", action="store_true", help="the -I flag for accyrt.h")
+    c.add_argument("--libs", action="store_true", help="the -L, -l and rpath flags")
     return parser
 
 
@@ -509,6 +522,8 @@ def main(argv=None):
             return compile_command(args)
         if args.command == "inspect":
             return inspect_command(args)
+        if args.command == "config":
+            return config_command(args)
         return demo()
     except (AccyError, OSError) as e:
         print(f"accy: error: {e}", file=sys.stderr)

@@ -115,9 +115,9 @@ static int read_name(parser *p, const uint8_t **bytes, uint32_t *n, const char *
     if (*n == 0)
         return rt_fail(&p->r, "%s at byte %zu is empty", what, p->r.pos - 4);
     for (uint32_t i = 0; i < *n; i++)
-        if ((*bytes)[i] <= 0x20 || (*bytes)[i] >= 0x7F)
-            return rt_fail(&p->r, "%s %s at byte %zu is not printable ASCII without spaces",
-                           what, shown(*bytes, *n, buf, sizeof buf), p->r.pos - *n);
+        if ((*bytes)[i] >= 0x80)
+            return rt_fail(&p->r, "%s %s at byte %zu is not ASCII", what,
+                           shown(*bytes, *n, buf, sizeof buf), p->r.pos - *n);
     return 0;
 }
 
@@ -294,8 +294,6 @@ static int parse_modules(parser *p)
         snprintf(what, sizeof what, "module %u's ptx", i);
         if (rt_read_str(r, &ptx, &np, what))
             return -1;
-        if (memchr(ptx, 0, np) != NULL)
-            return rt_fail(r, "module %u's ptx holds a NUL byte", i);
         if ((b->kernels[k].ptx = copy_text(p, ptx, np)) == NULL)
             return -1;
         b->kernels[k].ptx_size = (size_t)np + 1;
@@ -504,8 +502,11 @@ static int parse_loop(parser *p, rt_step *step)
         p->room[s->current] = p->room[s->next] = room;
         p->bound[s->current] = p->bound[s->next] = 1;
     }
-    if (read_ref(p, &step->u.loop.flag, "the flag", -1) ||
-        check_ref(p, &step->u.loop.flag, 1, 0, "the flag", -1))
+    if (read_ref(p, &step->u.loop.flag, "the flag", -1))
+        return -1;
+    if (b->slots[step->u.loop.flag.slot].kind == RT_SLOT_STATE)
+        return fail_at(p, "the flag is in state slot %u", step->u.loop.flag.slot);
+    if (check_ref(p, &step->u.loop.flag, 1, 0, "the flag", -1))
         return -1;
     return parse_steps(p, &step->u.loop.cond, "cond") ||
            parse_steps(p, &step->u.loop.body, "body");
@@ -753,6 +754,8 @@ static int padded_ascii(rt_reader *r, const uint8_t *field, size_t size, char *o
     for (size_t i = n; i < size; i++)
         if (field[i] != 0)
             return rt_fail(r, "the %s is not NUL-padded", what);
+    if (n == 0)
+        return rt_fail(r, "the %s is empty", what);
     memcpy(out, field, n);
     out[n] = '\0';
     return 0;
@@ -789,11 +792,15 @@ static int by_offset(const void *a, const void *b)
     return sa->offset < sb->offset ? -1 : sa->offset > sb->offset;
 }
 
+/* UTF-8 text with no NUL (the info section's JSON is Python's to read). */
 static int text_section(parser *p, const section *s, const char *what)
 {
     const uint8_t *data = p->b->bytes + s->offset;
     if (!rt_valid_utf8(data, (size_t)s->length))
         return rt_fail(&p->r, "the %s is not UTF-8", what);
+    const uint8_t *nul = memchr(data, 0, (size_t)s->length);
+    if (nul != NULL)
+        return rt_fail(&p->r, "the %s holds a NUL at byte %zu", what, (size_t)(nul - data));
     return 0;
 }
 
@@ -868,8 +875,13 @@ static int parse_bundle(parser *p)
                            (unsigned long long)s->offset, b->size);
         sorted[i] = s;
     }
-    qsort(sorted, count, sizeof sorted[0], by_offset);
-    for (uint32_t i = 1; i < count; i++)
+    /* an empty section overlaps nothing: only the others are ordered */
+    uint32_t spans = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (sorted[i]->length > 0)
+            sorted[spans++] = sorted[i];
+    qsort(sorted, spans, sizeof sorted[0], by_offset);
+    for (uint32_t i = 1; i < spans; i++)
         if (sorted[i - 1]->offset + sorted[i - 1]->length > sorted[i]->offset)
             return rt_fail(r, "the %s and the %s overlap", SECTION_NAMES[sorted[i - 1]->kind],
                            SECTION_NAMES[sorted[i]->kind]);
@@ -897,6 +909,8 @@ static int parse_bundle(parser *p)
     r->section = "section table";
     if (generated && by_kind[KIND_PTX] == NULL)
         return rt_fail(r, "the manifest lists generated kernels, but there is no ptx section");
+    if (generated && by_kind[KIND_PTX]->length == 0)
+        return rt_fail(r, "the manifest lists generated kernels, but the ptx section is empty");
     if (called && by_kind[KIND_MODULES] == NULL)
         return rt_fail(r, "the manifest lists kernel_call kernels, but there is no kernel "
                        "modules section");
@@ -910,8 +924,6 @@ static int parse_bundle(parser *p)
         r->section = SECTION_NAMES[KIND_PTX];
         if (text_section(p, s, "PTX"))
             return -1;
-        if (memchr(ptx, 0, (size_t)s->length) != NULL)
-            return rt_fail(r, "the PTX holds a NUL byte");
         if ((b->ptx = copy_text(p, ptx, (size_t)s->length)) == NULL)
             return -1;
         b->ptx_size = (size_t)s->length + 1;

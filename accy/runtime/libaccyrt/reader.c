@@ -174,6 +174,9 @@ int rt_read_str(rt_reader *r, const uint8_t **bytes, uint32_t *length, const cha
         return -1;
     if (!rt_valid_utf8(*bytes, n))
         return rt_fail(r, "%s at byte %zu is not UTF-8", what, r->pos - n);
+    const uint8_t *nul = memchr(*bytes, 0, n);
+    if (nul != NULL)
+        return rt_fail(r, "%s holds a NUL at byte %zu", what, (size_t)(nul - r->data));
     *length = n;
     return 0;
 }

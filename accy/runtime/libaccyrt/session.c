@@ -222,8 +222,6 @@ static accyrt_status *run_steps(accyrt_session *s, const rt_steps *steps, void *
             break;
         }
         case RT_STEP_MEMSET:
-            if (step->u.memset.nbytes == 0)
-                break;
             e = d->memset(d->self, address(s, step->u.memset.target), step->u.memset.value,
                           step->u.memset.nbytes, stream);
             if (e != NULL)
