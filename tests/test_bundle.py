@@ -541,6 +541,52 @@ BAD = {
 }
 
 
+def _cubin_field(offset, fmt, value):
+    exe = compiled("cubin")[0]
+    cubin = bytearray(exe.cubin)
+    struct.pack_into(fmt, cubin, offset, value)
+    return bundle.write(dataclasses.replace(exe, cubin=bytes(cubin)))
+
+
+# what the driver would read past: both readers refuse these (the C one in the test below)
+DRIVER = {
+    "a launch passing fewer parameters than its entry declares": (
+        lambda: _write(steps=(dataclasses.replace(_first_launch(),
+                                                  params=_first_launch().params[:1]),)),
+        "it passes 1 parameters to kernel main\\$k0\\$elementwise, whose .entry declares 2"),
+    "an array parameter": (
+        lambda: _patched(F.PTX, b".param .u64 main$k0$elementwise_param_0,",
+                         b".param .b8 main$k0$elementwise_param_0[8],"),
+        "kernel main\\$k0\\$elementwise's parameter 0 is not a scalar of at most 8 bytes"),
+    "an entry the ptx lacks": (
+        lambda: _patched(F.PTX, b".entry main$k0$elementwise(", b".entry main$k0$elementwisf("),
+        "kernel main\\$k0\\$elementwise has no .entry in its module"),
+    "an ELF file for PTX": (lambda: with_section(bundle.write(compiled(SAMPLE)[0]), F.PTX,
+                                                 b"\x7fELF" + b"x" * 60),
+                            "it is an ELF file, not PTX text"),
+    "an empty cubin": (lambda: with_section(bundle.write(compiled("cubin")[0]), F.CUBIN, b""),
+                       "the cubin \\(0 bytes\\) is not an ELF file"),
+    "a cubin of 32-bit ELF": (lambda: _cubin_field(4, "<B", 1),
+                              "not a 64-bit little-endian ELF file"),
+    "a cubin whose section headers lie past it": (
+        lambda: _cubin_field(0x28, "<Q", 1 << 40), "section headers lie outside its"),
+    "a cubin whose section lies past it": (
+        lambda: _cubin_field(struct.unpack_from("<Q", compiled("cubin")[0].cubin, 0x28)[0]
+                             + 64 + 0x20, "<Q", 1 << 40), "section 1 lies outside its"),
+    "an overlapping copy": (lambda: bundle.write(_exe(program=_steps_with(
+                                1, Copy(Ref(0, 260), Ref(0, 256), 8)))),
+                            "the copy's source and target overlap"),
+}
+BAD.update(DRIVER)
+
+
+@pytest.mark.parametrize("case", list(DRIVER))
+def test_libaccyrt_refuses_what_the_driver_would_read_past(case):
+    from accy.runtime import crt
+    with pytest.raises(BundleError):
+        crt.Bundle.from_bytes(DRIVER[case][0]())
+
+
 @pytest.mark.parametrize("case", list(BAD))
 def test_a_bad_bundle_is_a_bundle_error_naming_the_problem(case):
     make, message = BAD[case]
