@@ -736,3 +736,35 @@ def test_a_message_quoting_a_long_name_stays_short():
     message = refused(data, "a launch names kernel kkkk.* ... k+, which the manifest does not "
                             "list")
     assert len(message) < 1100
+
+
+def test_load_reads_no_further_than_the_header_says(tmp_path, capsys):
+    """A header giving more bytes than the file holds is refused before they are read; a
+    stream (here a FIFO) is read no further than its header's size, itself bounded."""
+    import threading
+    data = bundle.write(compiled(SAMPLE)[0])
+    path = tmp_path / "big.accy"
+    path.write_bytes(data[:16] + struct.pack("<Q", 1 << 50) + data[24:])
+    with pytest.raises(BundleError, match="gives a file size of 1125899906842624 bytes; the "
+                                          f"file has {len(data)} bytes"):
+        accy.load(path)
+    fifo = tmp_path / "stream.accy"
+    os.mkfifo(fifo)
+    head = data[:16] + struct.pack("<Q", bundle.MAX_STREAM_BYTES + 1) + data[24:72]
+    writer = threading.Thread(target=lambda: fifo.write_bytes(head))
+    writer.start()
+    with pytest.raises(BundleError, match="more than accy reads of a stream"):
+        accy.load(fifo)
+    writer.join(10)
+    assert main(["inspect", os.devnull]) == 1
+    assert "shorter than the 72-byte header" in capsys.readouterr().err
+
+
+def test_a_save_gets_the_mode_a_plain_create_gives(tmp_path):
+    old = os.umask(0o027)
+    try:
+        compiled(SAMPLE)[0].save(tmp_path / "a.accy")
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "a.accy").st_mode & 0o777 == 0o640
+    assert os.listdir(tmp_path) == ["a.accy"]

@@ -11,7 +11,9 @@ made. Any failure is a BundleError naming the section and the field; nothing els
 """
 import json
 import math
+import os
 import re
+import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -41,8 +43,28 @@ def read(data):
 
 def load(path):
     """The Executable of the bundle file at `path` (OSError when it cannot be read)."""
+    return read(read_bytes(path))
+
+
+MAX_STREAM_BYTES = 1 << 32      # what is read of a file that is not a regular one (a pipe)
+
+
+def read_bytes(path):
+    """The bytes of the bundle file at `path`, read no further than its header's file size
+    (and one byte more, to tell a file longer than it says), and, where the file is not a
+    regular one, at most MAX_STREAM_BYTES: `accy inspect /dev/zero` reads 72 bytes."""
     with open(path, "rb") as f:
-        return read(f.read())
+        head = f.read(F.HEADER_BYTES)
+        if len(head) < F.HEADER_BYTES or head[:len(F.MAGIC)] != F.MAGIC:
+            return head                 # the reader names what is wrong with it
+        declared = struct.unpack_from("<Q", head, 16)[0]
+        info = os.fstat(f.fileno())
+        limit = info.st_size if stat.S_ISREG(info.st_mode) else MAX_STREAM_BYTES
+        if declared > limit:
+            _fail("header", f"it gives a file size of {declared} bytes; the file has "
+                            + (f"{limit} bytes" if stat.S_ISREG(info.st_mode) else
+                               f"more than accy reads of a stream ({limit} bytes)"))
+        return head + f.read(max(declared - F.HEADER_BYTES, 0) + 1)
 
 
 def describe(data):
