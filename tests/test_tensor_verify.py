@@ -1,4 +1,4 @@
-"""The tensor dialect (docs/tensor-ops.md): every numbered constraint C1..C47 broken in IR text
+"""The tensor dialect (docs/tensor-ops.md): every numbered constraint (C1..LAST) broken in IR text
 and named by the verifier (and, for rule constraints, by the Emitter); a valid instance of every
 op that verifies and round-trips through both text forms with an unchanged fingerprint; constants
 with edge values kept bit-exactly; `reduce_kind`; result type inference."""
@@ -18,6 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
+LAST = 49           # the highest constraint number docs/tensor-ops.md defines
 PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
@@ -126,6 +127,11 @@ CASES = [
     ("C6", "l:2xf32 x:4xf32", "%r = tensor.clamp %x, %x, %l : tensor<4xf32>"),
     # C7 convert
     ("C7", X, "%r = tensor.convert %x : tensor<2x2xf16>"),
+    # C48, C49 bitcast_convert
+    ("C48", X, "%r = tensor.bitcast_convert %x : tensor<2x2xi32>"),
+    ("C49", X, "%r = tensor.bitcast_convert %x : tensor<4xf16>"),
+    ("C49", X, "%r = tensor.bitcast_convert %x : tensor<4xi64>"),
+    ("C49", "p:4xi1", "%r = tensor.bitcast_convert %p : tensor<4xu8>"),
     # C8, C9 iota
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<f32>"),
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<4xi1>"),
@@ -376,10 +382,10 @@ def test_emitter_refuses_the_same_op(code, args, body):
 
 def test_every_documented_constraint_has_cases():
     documented = set(re.findall(r"\bC(\d+)\b", DOC.read_text()))
-    assert documented == {str(i) for i in range(1, 48)}
-    assert {c for c, *_ in CASES} == {f"C{i}" for i in range(1, 48)} | {"attr"}
+    assert documented == {str(i) for i in range(1, LAST + 1)}
+    assert {c for c, *_ in CASES} == {f"C{i}" for i in range(1, LAST + 1)} | {"attr"}
     source = Path(accy.tensor.dialect.__file__).read_text()
-    assert {f"C{i}" for i in range(1, 48)} <= set(re.findall(r"\bC\d+\b", source))
+    assert {f"C{i}" for i in range(1, LAST + 1)} <= set(re.findall(r"\bC\d+\b", source))
 
 
 def test_constraints_the_text_cannot_reach():
@@ -492,6 +498,14 @@ def _convert():
     m, e, (x, p, u) = build_module(["2x3xf32", "2x3xi1", "2x3xu8"])
     return m, e, [e.convert(x, "bf16"), e.convert(p, "f16"), e.convert(u, "i64"),
                   e.convert(x, "i1")]
+
+
+def _bitcast_convert():
+    m, e, (x, h, p, u) = build_module(["2x3xf32", "2x3xbf16", "2x3xi1", "2x3xu8"])
+    return m, e, [e.op("tensor.bitcast_convert", x, result_type=TensorType("i32", (2, 3))),
+                  e.op("tensor.bitcast_convert", h, result_type=TensorType("i16", (2, 3))),
+                  e.op("tensor.bitcast_convert", p, result_type=TensorType("i1", (2, 3))),
+                  e.op("tensor.bitcast_convert", u, result_type=TensorType("i8", (2, 3)))]
 
 
 def _constant():
@@ -609,7 +623,8 @@ VALID = {
     "tensor.is_finite": lambda: (lambda m, e, a: (m, e, [e.op("tensor.is_finite", x) for x in a]))(
         *build_module([f"3x{d}" for d in _dtypes(FLOAT_DTYPES)])),
     "tensor.compare": _compare, "tensor.select": _select, "tensor.clamp": _clamp,
-    "tensor.convert": _convert, "tensor.constant": _constant, "tensor.iota": _iota,
+    "tensor.convert": _convert, "tensor.bitcast_convert": _bitcast_convert,
+    "tensor.constant": _constant, "tensor.iota": _iota,
     "tensor.reshape": _reshape, "tensor.transpose": _transpose,
     "tensor.broadcast_in_dim": _broadcast, "tensor.slice": _slice,
     "tensor.concatenate": _concatenate, "tensor.pad": _pad, "tensor.reverse": _reverse,

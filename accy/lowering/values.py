@@ -55,16 +55,18 @@ class Leaf(NamedTuple):
 
 BINARY = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
           "remainder": "rem", "maximum": "max", "minimum": "min", "power": "pow",
-          "and": "and", "or": "or", "xor": "xor", "shift_left": "shl"}
+          "and": "and", "or": "or", "xor": "xor", "shift_left": "shl", "atan2": "atan2"}
 UNARY = {"negate": "neg", "abs": "abs", "not": "not", "sign": "sign", "sqrt": "sqrt",
          "rsqrt": "rsqrt", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
          "log1p": "log1p", "tanh": "tanh", "logistic": "logistic", "erf": "erf", "sin": "sin",
-         "cos": "cos", "floor": "floor", "ceil": "ceil", "round_nearest_even": "rint"}
+         "cos": "cos", "floor": "floor", "ceil": "ceil", "round_nearest_even": "rint",
+         "round_nearest_afz": "round_afz", "cbrt": "cbrt", "tan": "tan", "popcnt": "popc",
+         "count_leading_zeros": "clz"}
 
 
 # what the PTX emitter computes only for f32, f16 and bf16 (accy/lowering/ptx.py)
 F64_ON_HOST = frozenset(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "erf",
-                         "sin", "cos", "power"))
+                         "sin", "cos", "power", "cbrt", "tan", "atan2"))
 
 def start_kernel(context, block, outline, item):
     """A KernelBuilder for `outline`'s kernel taking the item's inputs and outputs (pointers),
@@ -397,6 +399,8 @@ class Lowering:
             return kb.op("min", kb.op("max", x, lo), hi)
         if name == "convert":
             return kb.convert(args[0], dtype)
+        if name == "bitcast_convert":
+            return kb.bitcast(args[0], dtype)
         raise UnsupportedError(f"'{op.name}' is not lowered in an elementwise kernel")
 
 

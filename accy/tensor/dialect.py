@@ -14,7 +14,7 @@ from accy._core.attributes import DenseAttr, DictAttr, FloatAttr
 from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUTATIVE,
                                  ELEMENTWISE, SAME_OPERANDS_AND_RESULT_TYPE, TERMINATOR,
                                  SINGLE_BLOCK, CONSTANT)
-from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
+from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.folds import fold_for
 from accy.tensor.patterns import PATTERNS
@@ -33,10 +33,13 @@ BINARY = {
     "maximum": (ANY, True), "minimum": (ANY, True), "and": (INT_OR_BOOL, True),
     "or": (INT_OR_BOOL, True), "xor": (INT_OR_BOOL, True), "shift_left": (INT_DTYPES, False),
     "shift_right_arithmetic": (INT_DTYPES, False), "shift_right_logical": (INT_DTYPES, False),
+    "atan2": (FLOAT_DTYPES, False),
 }
 FLOAT_UNARY = ("exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "logistic", "erf",
-               "sin", "cos", "floor", "ceil", "round_nearest_even")
+               "sin", "cos", "floor", "ceil", "round_nearest_even", "cbrt", "tan",
+               "round_nearest_afz")
 UNARY = {"negate": NUMERIC, "abs": NUMERIC, "sign": NUMERIC, "not": INT_OR_BOOL,
+         "popcnt": INT_DTYPES, "count_leading_zeros": INT_DTYPES,
          **{name: FLOAT_DTYPES for name in FLOAT_UNARY}}
 DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARE_TYPES = ("FLOAT", "SIGNED", "UNSIGNED")
@@ -154,6 +157,24 @@ def _convert(ins, attrs, outs):
     if _tensor(y, "result").shape != x.shape:
         raise _shape_error("C7", f"result shape {y.shape} differs from the operand's {x.shape}")
     return (y,)
+
+
+def _bitcast_convert(ins, attrs, outs):
+    x = _tensor(ins[0])
+    (y,) = _declared(outs, "result dtype")
+    if _tensor(y, "result").shape != x.shape:
+        raise _shape_error("C48", f"result shape {y.shape} differs from the operand's {x.shape}")
+    if bit_width(y.dtype) != bit_width(x.dtype):
+        raise _dtype_error("C49", f"cannot bitcast {x.dtype} ({bit_width(x.dtype)} bits) to "
+                                  f"{y.dtype} ({bit_width(y.dtype)} bits): only dtypes of one "
+                                  f"bit width (StableHLO's reshaping of the last dim between "
+                                  f"widths is not supported)")
+    return (y,)
+
+
+def bit_width(dtype):
+    """The bits of one element of `dtype` (i1: 1)."""
+    return 1 if dtype == "i1" else 8 * numpy_dtype(dtype).itemsize
 
 
 def _constant(ins, attrs, outs):
@@ -605,6 +626,7 @@ def _rows():
         _row("select", 3, _select, traits=_EW),
         _row("clamp", 3, _clamp, traits=_EW),
         _row("convert", 1, _convert, infers=False, traits=_EW),
+        _row("bitcast_convert", 1, _bitcast_convert, infers=False, traits=_EW),
         _row("constant", 0, _constant, traits=PURE | CONSTANT,
              attributes={"value": (DenseAttr, True)}),
         _row("iota", 0, _iota, infers=False, attributes={"iota_dimension": (int, True)}),
