@@ -18,7 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
-LAST = 49           # the highest constraint number docs/tensor-ops.md defines
+LAST = 52           # the highest constraint number docs/tensor-ops.md defines
 PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
@@ -132,6 +132,27 @@ CASES = [
     ("C49", X, "%r = tensor.bitcast_convert %x : tensor<4xf16>"),
     ("C49", X, "%r = tensor.bitcast_convert %x : tensor<4xi64>"),
     ("C49", "p:4xi1", "%r = tensor.bitcast_convert %p : tensor<4xu8>"),
+    # C50 - C52 dynamic_slice, dynamic_update_slice
+    ("C50", "x:4x8xf32 i:i32", "%r = tensor.dynamic_slice %x, %i <{slice_sizes = [2, 2]}> : "
+                              "tensor<2x2xf32>"),
+    ("C50", "x:4x8xf32 i:i32 j:i64", "%r = tensor.dynamic_slice %x, %i, %j <{slice_sizes = "
+                                    "[2, 2]}> : tensor<2x2xf32>"),
+    ("C50", "x:4x8xf32 i:f32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [2, 2]}> : "
+                              "tensor<2x2xf32>"),
+    ("C50", "x:4x8xf32 i:1xi32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [2, 2]}> "
+                                ": tensor<2x2xf32>"),
+    ("C51", "x:4x8xf32 i:i32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [5, 2]}> : "
+                              "tensor<5x2xf32>"),
+    ("C51", "x:4x8xf32 i:i32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [2]}> : "
+                              "tensor<2xf32>"),
+    ("C52", "x:4x8xf32 u:2x9xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i, %i : "
+                                        "tensor<4x8xf32>"),
+    ("C52", "x:4x8xf32 u:2x2xf16 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i, %i : "
+                                        "tensor<4x8xf32>"),
+    ("C52", "x:4x8xf32 u:8xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i, %i : "
+                                      "tensor<4x8xf32>"),
+    ("C50", "x:4x8xf32 u:2x2xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i : "
+                                        "tensor<4x8xf32>"),
     # C8, C9 iota
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<f32>"),
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<4xi1>"),
@@ -508,6 +529,17 @@ def _bitcast_convert():
                   e.op("tensor.bitcast_convert", u, result_type=TensorType("i8", (2, 3)))]
 
 
+def _dynamic_slice():
+    m, e, (x, i, j) = build_module(["4x5xf16", "i32", "u8"])
+    return m, e, [e.op("tensor.dynamic_slice", x, i, i, slice_sizes=(2, 5)),
+                  e.op("tensor.dynamic_slice", x, j, j, slice_sizes=(0, 1))]
+
+
+def _dynamic_update_slice():
+    m, e, (x, u, i) = build_module(["4x5xi8", "2x5xi8", "i64"])
+    return m, e, [e.op("tensor.dynamic_update_slice", x, u, i, i)]
+
+
 def _constant():
     m, e, _ = build_module([])
     return m, e, [e.constant(np.arange(6).reshape(2, 3), d) for d in _dtypes(DTYPES)]
@@ -628,7 +660,8 @@ VALID = {
     "tensor.reshape": _reshape, "tensor.transpose": _transpose,
     "tensor.broadcast_in_dim": _broadcast, "tensor.slice": _slice,
     "tensor.concatenate": _concatenate, "tensor.pad": _pad, "tensor.reverse": _reverse,
-    "tensor.gather": _gather, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
+    "tensor.gather": _gather, "tensor.dynamic_slice": _dynamic_slice,
+    "tensor.dynamic_update_slice": _dynamic_update_slice, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
     "tensor.scan": _scan, "tensor.iterate": _iterate, "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call, "tensor.yield": _reduce,
 }

@@ -1,5 +1,5 @@
 """Shape ops with numpy's conventions: reshape (-1), transpose, static indexing, concatenate,
-pad, take, take_along_axis. Every bad axis, shape or index is an `accy.ShapeError` naming the op.
+pad, take, take_along_axis; dynamic_slice and dynamic_update_slice as jax.lax has them. Every bad axis, shape or index is an `accy.ShapeError` naming the op.
 """
 import operator
 
@@ -293,6 +293,42 @@ def take_along_axis(x, indices, axis):
     idx = broadcast_to(idx, _with(others, axis, idx.shape[axis]), "take_along_axis")
     idx = _indices("take_along_axis", idx, x.shape[axis])
     return apply("tensor.gather", x, idx, axis=axis, mode="along_axis")
+
+
+# ---- dynamic slices ---------------------------------------------------------------------------
+
+def _starts(op, starts, ndim):
+    """One rank-0 integer Tensor per dim (ints lift to i32), all widened to one dtype."""
+    try:
+        starts = [tensor_of(s) for s in starts]
+    except TypeError:
+        raise DTypeError(f"'{op}' start_indices must be a sequence of scalars") from None
+    if len(starts) != ndim:
+        raise ShapeError(f"'{op}' needs {ndim} start indices, got {len(starts)}")
+    for s in starts:
+        if s.ndim or s.dtype not in INT_DTYPES:
+            raise DTypeError(f"'{op}' start indices must be integer scalars, got {s.dtype} of "
+                             f"shape {s.shape}")
+    dtype = result_dtype(*(s.dtype for s in starts), "i32")
+    return [as_dtype(s, dtype) for s in starts]
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """x[s0:s0+n0, s1:s1+n1, ...] for starts known at run time (jax.lax.dynamic_slice): each
+    start is clamped into [0, dim - size], so the slice always lies inside x."""
+    x = tensor_of(x)
+    starts = _starts("dynamic_slice", start_indices, x.ndim)
+    sizes = tuple(operator.index(n) for n in slice_sizes)
+    return apply("tensor.dynamic_slice", x, *starts, slice_sizes=sizes)
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """x with `update` written at run-time starts, clamped as dynamic_slice clamps them
+    (jax.lax.dynamic_update_slice); `update` takes x's dtype."""
+    x = tensor_of(x)
+    update = as_dtype(tensor_of(update), x.dtype)
+    starts = _starts("dynamic_update_slice", start_indices, x.ndim)
+    return apply("tensor.dynamic_update_slice", x, update, *starts)
 
 
 def _with(shape, axis, size):

@@ -18,7 +18,8 @@ from accy.tensor.dialect import FLOAT_UNARY
 # element-moving ops and generators: copied into every work item that reads them
 CHEAP = frozenset(("tensor.constant", "tensor.iota", "tensor.broadcast_in_dim",
                    "tensor.reshape", "tensor.transpose", "tensor.slice", "tensor.reverse"))
-MATERIALIZING = frozenset(("tensor.pad", "tensor.concatenate", "tensor.gather"))
+MATERIALIZING = frozenset(("tensor.pad", "tensor.concatenate", "tensor.gather",
+                           "tensor.dynamic_slice", "tensor.dynamic_update_slice"))
 ALONE = {"tensor.attention": "flash_attention", "tensor.iterate": "iterate",
          "tensor.kernel_call": "kernel_call"}
 EXPENSIVE = frozenset(["tensor.divide", "tensor.remainder", "tensor.power"] + [

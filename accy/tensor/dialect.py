@@ -305,6 +305,35 @@ def _gather(ins, attrs, outs):
     return (TensorType(x.dtype, idx.shape),)
 
 
+def _start_indices(starts, rank):
+    """C50: one rank-0 start index per dim, all of one integer dtype."""
+    dtypes = {t.dtype for t in starts}
+    if len(starts) != rank or any(t.rank for t in starts) or len(dtypes) > 1 or \
+            not dtypes <= INT_DTYPES:
+        raise _shape_error("C50", f"needs {rank} start indices, rank-0 tensors of one integer "
+                                  f"dtype; got ({', '.join(map(str, starts))})")
+
+
+def _dynamic_slice(ins, attrs, outs):
+    x = _tensor(ins[0])
+    _start_indices([_tensor(t, "start index") for t in ins[1:]], x.rank)
+    sizes = _dims(attrs, "slice_sizes")
+    if len(sizes) != x.rank or any(not 0 <= s <= d for s, d in zip(sizes, x.shape)):
+        raise _shape_error("C51", f"slice_sizes {list(sizes)} needs {x.rank} entries within "
+                                  f"the dims {list(x.shape)}")
+    return (TensorType(x.dtype, sizes),)
+
+
+def _dynamic_update_slice(ins, attrs, outs):
+    x, update = _tensor(ins[0]), _tensor(ins[1], "update")
+    if update.dtype != x.dtype or update.rank != x.rank or \
+            any(u > d for u, d in zip(update.shape, x.shape)):
+        raise _dtype_error("C52", f"the update must have {x.dtype}, rank {x.rank} and dims "
+                                  f"within {list(x.shape)}, got {update}")
+    _start_indices([_tensor(t, "start index") for t in ins[2:]], x.rank)
+    return (x,)
+
+
 # dtype -> the dtypes that hold every one of its values (what an accumulation may be)
 HOLDS = {"f16": ("f16", "f32", "f64"), "bf16": ("bf16", "f32", "f64"), "f32": ("f32", "f64"),
          "f64": ("f64",), "u8": ("u8", "i16", "i32", "i64"), "i8": ("i8", "i16", "i32", "i64"),
@@ -641,6 +670,8 @@ def _rows():
                                          "interior_padding": (tuple, False)}),
         _row("reverse", 1, _reverse, attributes={"dimensions": _DIMS}),
         _row("gather", 2, _gather, attributes={"axis": (int, True), "mode": (str, False)}),
+        _row("dynamic_slice", (1, VARIADIC), _dynamic_slice, attributes={"slice_sizes": _DIMS}),
+        _row("dynamic_update_slice", (2, VARIADIC), _dynamic_update_slice),
         _row("dot_general", 2, _dot_general, infers=False, attributes={
             "lhs_batching_dimensions": (tuple, False), "rhs_batching_dimensions": (tuple, False),
             "lhs_contracting_dimensions": (tuple, False),

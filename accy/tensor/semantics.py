@@ -318,6 +318,24 @@ def _gather(op, x, idx):
     return take_along(x, idx, axis)
 
 
+def dynamic_starts(starts, shape, sizes):
+    """Each start index clamped into [0, dim - size], as StableHLO clamps them."""
+    return [min(max(int(s), 0), d - n) for s, d, n in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice(op, x, *starts):
+    sizes = op.attributes["slice_sizes"]
+    return x[tuple(slice(k, k + n) for k, n in zip(dynamic_starts(starts, x.shape, sizes),
+                                                   sizes))]
+
+
+def _dynamic_update_slice(op, x, update, *starts):
+    out = np.array(x, copy=True)
+    at = dynamic_starts(starts, x.shape, update.shape)
+    out[tuple(slice(k, k + n) for k, n in zip(at, update.shape))] = update
+    return out
+
+
 def take_along(x, idx, axis):
     """np.take_along_axis(x, idx, axis) for `idx` of x's shape except at `axis`, at any rank:
     numpy makes one index array per dimension and takes at most 63, so the other dimensions
@@ -371,5 +389,7 @@ EVALUATORS = {
     "tensor.pad": _pad,
     "tensor.reverse": lambda op, x: np.flip(x, tuple(op.attributes["dimensions"])),
     "tensor.gather": _gather,
+    "tensor.dynamic_slice": _dynamic_slice,
+    "tensor.dynamic_update_slice": _dynamic_update_slice,
     "tensor.dot_general": _dot_general,
 }
