@@ -13,6 +13,7 @@ from accy.frontend.linalg import attention, einsum, matmul
 from accy.frontend.nn import gelu, layer_norm, log_softmax, relu, rms_norm, silu, softmax
 from accy.frontend.reductions import argmax, argmin, cummax, cumprod, cumsum, logcumsumexp, \
     max, mean, min, prod, sum
+from accy.frontend.sorting import argsort, sort
 from accy.frontend.shapes import concatenate, dynamic_slice, dynamic_update_slice, expand_dims, \
     pad, ravel, reshape, squeeze, take, take_along_axis, transpose
 
@@ -22,7 +23,7 @@ mod = remainder
 convert = astype
 
 __all__ = [
-    "abs", "absolute", "add", "arange", "arctan2", "argmax", "argmin", "asarray", "astype",
+    "abs", "absolute", "add", "arange", "arctan2", "argmax", "argmin", "argsort", "asarray", "astype",
     "attention", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_to", "cbrt", "ceil", "clip",
     "concatenate", "convert", "cos", "cummax", "cumprod", "cumsum", "divide", "dynamic_slice",
     "dynamic_update_slice", "einsum", "equal", "erf", "exp", "exp2", "expand_dims", "expm1",
@@ -31,6 +32,6 @@ __all__ = [
     "logcumsumexp", "logical_not", "matmul", "max", "maximum", "mean", "min", "minimum", "mod",
     "multiply", "negative", "not_equal", "ones", "ones_like", "pad", "power", "prod", "ravel",
     "relu", "remainder", "reshape", "right_shift", "rms_norm", "round", "rsqrt", "sigmoid", "sign",
-    "silu", "sin", "softmax", "sqrt", "squeeze", "subtract", "sum", "take", "take_along_axis",
+    "silu", "sin", "softmax", "sort", "sqrt", "squeeze", "subtract", "sum", "take", "take_along_axis",
     "tan", "tanh", "transpose", "true_divide", "where", "while_loop", "zeros", "zeros_like",
 ]

@@ -18,7 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
-LAST = 52           # the highest constraint number docs/tensor-ops.md defines
+LAST = 54           # the highest constraint number docs/tensor-ops.md defines
 PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
@@ -153,6 +153,22 @@ CASES = [
                                       "tensor<4x8xf32>"),
     ("C50", "x:4x8xf32 u:2x2xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i : "
                                         "tensor<4x8xf32>"),
+    # C53, C54 sort
+    ("C53", "x:4x8xf32 y:8xi32", '%r:2 = "tensor.sort"(%x, %y) <{dimension = 0}> '
+     + red("a:f32 b:f32 c:i32 d:i32", "%t = tensor.compare %a, %b <{comparison_direction = "
+           '"LT"}> : tensor<i1>', "tensor.yield %t")
+     + " : (tensor<4x8xf32>, tensor<8xi32>) -> (tensor<4x8xf32>, tensor<8xi32>)"),
+    ("C53", M, '%r = "tensor.sort"(%x) <{dimension = 2}> '
+     + red("a:f32 b:f32", '%t = tensor.compare %a, %b <{comparison_direction = "LT"}> : '
+           'tensor<i1>', "tensor.yield %t") + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+    ("C53", "s:f32", '%r = "tensor.sort"(%s) <{dimension = 0}> '
+     + red("a:f32 b:f32", '%t = tensor.compare %a, %b <{comparison_direction = "LT"}> : '
+           'tensor<i1>', "tensor.yield %t") + " : (tensor<f32>) -> tensor<f32>"),
+    ("C54", M, '%r = "tensor.sort"(%x) <{dimension = 1}> '
+     + red("a:f32", "%t = tensor.is_finite %a : tensor<i1>", "tensor.yield %t")
+     + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+    ("C54", M, '%r = "tensor.sort"(%x) <{dimension = 1}> '
+     + red("a:f32 b:f32", "tensor.yield %a") + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
     # C8, C9 iota
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<f32>"),
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<4xi1>"),
@@ -358,7 +374,7 @@ CASES = [
 ]
 CASE_IDS = [f"{code}-{sum(c[0] == code for c in CASES[:i])}" for i, (code, *_) in
             enumerate(CASES)]
-REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47"}   # checked on the IR only, not by the rule
+REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47", "C54"}   # checked on the IR only, not by the rule
 
 
 def broken_op(module):
@@ -540,6 +556,15 @@ def _dynamic_update_slice():
     return m, e, [e.op("tensor.dynamic_update_slice", x, u, i, i)]
 
 
+def _sort():
+    m, e, (x, p) = build_module(["4x5xbf16", "4x5xi1"])
+
+    def comparator(e, a, b, c, d):
+        return e.op("tensor.or", e.compare(a, b, "GT"), e.compare(c, d, "LT"))
+    return m, e, [*e.sort([x, p], 1, comparator),
+                  *e.sort([p], 0, lambda e, a, b: e.compare(a, b, "LT"))]
+
+
 def _constant():
     m, e, _ = build_module([])
     return m, e, [e.constant(np.arange(6).reshape(2, 3), d) for d in _dtypes(DTYPES)]
@@ -662,7 +687,8 @@ VALID = {
     "tensor.concatenate": _concatenate, "tensor.pad": _pad, "tensor.reverse": _reverse,
     "tensor.gather": _gather, "tensor.dynamic_slice": _dynamic_slice,
     "tensor.dynamic_update_slice": _dynamic_update_slice, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
-    "tensor.scan": _scan, "tensor.iterate": _iterate, "tensor.attention": _attention,
+    "tensor.scan": _scan, "tensor.sort": _sort, "tensor.iterate": _iterate,
+    "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call, "tensor.yield": _reduce,
 }
 

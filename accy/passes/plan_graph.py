@@ -21,7 +21,7 @@ CHEAP = frozenset(("tensor.constant", "tensor.iota", "tensor.broadcast_in_dim",
 MATERIALIZING = frozenset(("tensor.pad", "tensor.concatenate", "tensor.gather",
                            "tensor.dynamic_slice", "tensor.dynamic_update_slice"))
 ALONE = {"tensor.attention": "flash_attention", "tensor.iterate": "iterate",
-         "tensor.kernel_call": "kernel_call"}
+         "tensor.kernel_call": "kernel_call", "tensor.sort": "sort"}
 EXPENSIVE = frozenset(["tensor.divide", "tensor.remainder", "tensor.power"] + [
     "tensor." + n for n in FLOAT_UNARY if n not in ("floor", "ceil", "round_nearest_even")])
 

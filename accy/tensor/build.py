@@ -1,5 +1,5 @@
 """Building tensor-dialect IR: `Emitter` creates checked ops at a Builder's insertion point, with
-the region bodies (reduce, scan, iterate) built from Python callables; `reduce_kind` names a
+the region bodies (reduce, scan, iterate, sort) built from Python callables; `reduce_kind` names a
 body that is one of the standard reductions.
 
 The frontend, the attention decomposition and the tests all build IR through this one place, so
@@ -141,6 +141,14 @@ class Emitter:
             "dimension": dimension, "exclusive": bool(exclusive), "reverse": bool(reverse)})
         self._regions(out.owner, [([init.type] * 2, body)])
         return out
+
+    def sort(self, inputs, dimension, comparator):
+        """Sort `inputs` together along `dimension`, stably, by `comparator(emitter, lhs0,
+        rhs0, lhs1, rhs1, ...) -> i1 value` (true when lhs goes before rhs)."""
+        outs = self.ops("tensor.sort", list(inputs), attributes={"dimension": dimension})
+        pairs = [TensorType(v.type.dtype, ()) for v in inputs for _ in range(2)]
+        self._regions(outs[0].owner, [(pairs, comparator)])
+        return outs
 
     def iterate(self, inits, cond, body):
         """while cond(*vals): vals = body(*vals); `cond(emitter, *vals) -> i1 value`."""

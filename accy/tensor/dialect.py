@@ -44,7 +44,8 @@ UNARY = {"negate": NUMERIC, "abs": NUMERIC, "sign": NUMERIC, "not": INT_OR_BOOL,
 DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARE_TYPES = ("FLOAT", "SIGNED", "UNSIGNED")
 GATHER_MODES = ("take", "along_axis")
-REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention")
+REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention",
+              "tensor.sort")
 
 
 def _shape_error(code, message):
@@ -399,6 +400,17 @@ def _scan(ins, attrs, outs):
     return (x,)
 
 
+def _sort(ins, attrs, outs):
+    xs = [_tensor(t) for t in ins]
+    d = _int(attrs, "dimension")
+    if not xs or any(x.shape != xs[0].shape for x in xs) or not 0 <= d < xs[0].rank:
+        raise _shape_error("C53", f"needs operands of one shape, rank >= 1, and 0 <= dimension "
+                                  f"({d}) < rank; got ({', '.join(map(str, xs))})")
+    if type(attrs.get("is_stable", True)) is not bool:
+        raise _shape_error("attr", "'is_stable' must be a bool")
+    return tuple(xs)
+
+
 def _iterate(ins, attrs, outs):
     if outs is None:
         return tuple(ins)
@@ -590,6 +602,11 @@ def _scan_regions(op):
     return _body_signature(op.regions[0], (init, init), (init,), "C35", "body")
 
 
+def _sort_regions(op):
+    pairs = [scalar(t.dtype) for t in op.operand_types for _ in range(2)]
+    return _body_signature(op.regions[0], pairs, (scalar("i1"),), "C54", "comparator")
+
+
 def _iterate_regions(op):
     carried = op.operand_types
     return (_body_signature(op.regions[0], carried, (scalar("i1"),), "C37", "cond")
@@ -599,8 +616,8 @@ def _iterate_regions(op):
 def _yield_parent(op):
     parent = op.parent_op
     if parent is None or parent.name not in REGION_OPS:
-        return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate or "
-                "tensor.attention")
+        return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate, "
+                "tensor.attention or tensor.sort")
     return None
 
 
@@ -682,6 +699,10 @@ def _rows():
         _row("scan", 2, _scan, regions=1, traits=PURE | SINGLE_BLOCK, attributes={
             "dimension": (int, True), "exclusive": (bool, False), "reverse": (bool, False)},
             region_check=_scan_regions),
+        _row("sort", (1, VARIADIC), _sort, results=(1, VARIADIC), regions=1,
+             traits=PURE | SINGLE_BLOCK, attributes={"dimension": (int, True),
+                                                     "is_stable": (bool, False)},
+             region_check=_sort_regions),
         _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, infers=False,
              traits=SINGLE_BLOCK,
              region_check=_iterate_regions),
