@@ -15,7 +15,7 @@ from accy.frontend.reductions import argmax, argmin, cummax, cumprod, cumsum, lo
     max, mean, min, prod, sum
 from accy.frontend.sorting import argsort, sort
 from accy.frontend.shapes import concatenate, dynamic_slice, dynamic_update_slice, expand_dims, \
-    pad, ravel, reshape, squeeze, take, take_along_axis, transpose
+    pad, ravel, reshape, scatter, squeeze, take, take_along_axis, transpose
 
 abs = absolute          # noqa: A001 - numpy's names
 divide = true_divide
@@ -23,15 +23,16 @@ mod = remainder
 convert = astype
 
 __all__ = [
-    "abs", "absolute", "add", "arange", "arctan2", "argmax", "argmin", "argsort", "asarray", "astype",
-    "attention", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_to", "cbrt", "ceil", "clip",
-    "concatenate", "convert", "cos", "cummax", "cumprod", "cumsum", "divide", "dynamic_slice",
-    "dynamic_update_slice", "einsum", "equal", "erf", "exp", "exp2", "expand_dims", "expm1",
-    "floor", "floor_divide", "fori_loop", "full", "full_like", "gelu", "greater", "greater_equal",
-    "invert", "layer_norm", "left_shift", "less", "less_equal", "log", "log1p", "log_softmax",
-    "logcumsumexp", "logical_not", "matmul", "max", "maximum", "mean", "min", "minimum", "mod",
-    "multiply", "negative", "not_equal", "ones", "ones_like", "pad", "power", "prod", "ravel",
-    "relu", "remainder", "reshape", "right_shift", "rms_norm", "round", "rsqrt", "sigmoid", "sign",
-    "silu", "sin", "softmax", "sort", "sqrt", "squeeze", "subtract", "sum", "take", "take_along_axis",
-    "tan", "tanh", "transpose", "true_divide", "where", "while_loop", "zeros", "zeros_like",
+    "abs", "absolute", "add", "arange", "arctan2", "argmax", "argmin", "argsort", "asarray",
+    "astype", "attention", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_to", "cbrt",
+    "ceil", "clip", "concatenate", "convert", "cos", "cummax", "cumprod", "cumsum", "divide",
+    "dynamic_slice", "dynamic_update_slice", "einsum", "equal", "erf", "exp", "exp2",
+    "expand_dims", "expm1", "floor", "floor_divide", "fori_loop", "full", "full_like", "gelu",
+    "greater", "greater_equal", "invert", "layer_norm", "left_shift", "less", "less_equal", "log",
+    "log1p", "log_softmax", "logcumsumexp", "logical_not", "matmul", "max", "maximum", "mean",
+    "min", "minimum", "mod", "multiply", "negative", "not_equal", "ones", "ones_like", "pad",
+    "power", "prod", "ravel", "relu", "remainder", "reshape", "right_shift", "rms_norm", "round",
+    "rsqrt", "scatter", "sigmoid", "sign", "silu", "sin", "softmax", "sort", "sqrt", "squeeze",
+    "subtract", "sum", "take", "take_along_axis", "tan", "tanh", "transpose", "true_divide",
+    "where", "while_loop", "zeros", "zeros_like",
 ]

@@ -288,6 +288,21 @@ def _compare_pairs(self, op, args, env):
     return out
 
 
+def _scatter(self, op, args, env):
+    """The update region applied at each index in row-major order of the indices, to whole
+    slices (the dims before and after the axis) at once; out-of-range indices are skipped."""
+    x, idx, updates = args
+    axis = op.attributes["axis"]
+    out = np.array(x, copy=True)
+    flat = updates.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
+    step = self.step_function(op, env)
+    for i, k in enumerate(idx.reshape(-1).astype(np.int64)):
+        if 0 <= k < x.shape[axis]:
+            at = (slice(None),) * axis + (k,)
+            out[at] = step([out[at]], [flat[(slice(None),) * axis + (i,)]])[0]
+    return [out]
+
+
 def _iterate(self, op, values, env):
     count = 0
     while bool(self.body(op, 0, values, env)[0]):
@@ -347,6 +362,7 @@ HANDLERS = {
     "tensor.scan": _scan,
     "tensor.iterate": _iterate,
     "tensor.sort": _sort,
+    "tensor.scatter": _scatter,
     "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call,
     "builtin.call": _call,

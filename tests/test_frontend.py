@@ -232,6 +232,7 @@ CASES = [
     ("dynamic_update_slice", lambda x, u, i: ops.dynamic_update_slice(x, u, (1, i)), lambda x, u, i: np.concatenate([x[:1], np.concatenate([x[1:3, :min(max(int(i), 0), 3)], u, x[1:3, min(max(int(i), 0), 3) + 2:]], 1), x[3:]]), lambda: (rand(4, 5), rand(2, 2), np.int64(RNG.integers(-2, 6))), "f32"),
     ("sort", ops.sort, lambda x: np.sort(x, -1), lambda: (rand(3, 5),), "f32"),
     ("argsort_axis0", lambda x: ops.argsort(x, axis=0), lambda x: np.argsort(x, 0, kind="stable"), lambda: (ints(4, 3, high=3),), "i32"),
+    ("scatter_add", lambda x, i: ops.scatter(x, i, 1.0, mode="add"), lambda x, i: x + np.bincount(i, minlength=4)[:, None], lambda: (rand(4, 3), RNG.integers(0, 4, (6,)).astype(np.int32)), "f32"),
     ("take_along_broadcast", lambda x, i: ops.take_along_axis(x, i, -1), lambda x, i: np.take_along_axis(x, i, -1), lambda: (rand(3, 5), RNG.integers(0, 5, (1, 4)).astype(np.int64)), "f32"),
     ("attention", ops.attention, attention64, lambda: (rand(2, 2, 3, 4), rand(2, 2, 5, 4), rand(2, 2, 5, 3)), "f32"),
     ("attention_causal_scale", lambda q, k, v: ops.attention(q, k, v, causal=True, scale=0.3), lambda q, k, v: attention64(q, k, v, causal=True, scale=0.3), lambda: (rand(1, 2, 4, 4), rand(1, 2, 4, 4), rand(1, 2, 4, 4)), "f32"),

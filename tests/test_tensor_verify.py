@@ -18,7 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
-LAST = 54           # the highest constraint number docs/tensor-ops.md defines
+LAST = 57           # the highest constraint number docs/tensor-ops.md defines
 PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
@@ -169,6 +169,26 @@ CASES = [
      + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
     ("C54", M, '%r = "tensor.sort"(%x) <{dimension = 1}> '
      + red("a:f32 b:f32", "tensor.yield %a") + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+    # C55 - C57 scatter
+    ("C55", "x:4x8xf32 i:3xf32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xf32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    ("C55", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 2}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    ("C56", "x:4x8xf32 i:3xi32 u:8x3xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<8x3xf32>) -> tensor<4x8xf32>"),
+    ("C56", "x:4x8xf32 i:3xi32 u:3x8xf16", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf16>) -> tensor<4x8xf32>"),
+    ("C57", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "%t = tensor.compare %a, %b <{comparison_direction = \"LT\"}> : "
+           "tensor<i1>", "tensor.yield %t")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    ("C57", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f16 b:f16", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
     # C8, C9 iota
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<f32>"),
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<4xi1>"),
@@ -374,7 +394,7 @@ CASES = [
 ]
 CASE_IDS = [f"{code}-{sum(c[0] == code for c in CASES[:i])}" for i, (code, *_) in
             enumerate(CASES)]
-REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47", "C54"}   # checked on the IR only, not by the rule
+REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47", "C54", "C57"}   # checked on the IR only, not by the rule
 
 
 def broken_op(module):
@@ -565,6 +585,12 @@ def _sort():
                   *e.sort([p], 0, lambda e, a, b: e.compare(a, b, "LT"))]
 
 
+def _scatter():
+    m, e, (x, i, u, j, v) = build_module(["4x5xf16", "2x3xu8", "4x2x3xf16", "i64", "5xf16"])
+    return m, e, [e.scatter(x, i, u, 1, "add"), e.scatter(x, j, v, 0, "set"),
+                  e.scatter(x, j, v, 0, lambda e, a, b: e.op("tensor.maximum", a, b))]
+
+
 def _constant():
     m, e, _ = build_module([])
     return m, e, [e.constant(np.arange(6).reshape(2, 3), d) for d in _dtypes(DTYPES)]
@@ -687,7 +713,8 @@ VALID = {
     "tensor.concatenate": _concatenate, "tensor.pad": _pad, "tensor.reverse": _reverse,
     "tensor.gather": _gather, "tensor.dynamic_slice": _dynamic_slice,
     "tensor.dynamic_update_slice": _dynamic_update_slice, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
-    "tensor.scan": _scan, "tensor.sort": _sort, "tensor.iterate": _iterate,
+    "tensor.scan": _scan, "tensor.sort": _sort, "tensor.scatter": _scatter,
+    "tensor.iterate": _iterate,
     "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call, "tensor.yield": _reduce,
 }

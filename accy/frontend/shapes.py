@@ -1,5 +1,6 @@
 """Shape ops with numpy's conventions: reshape (-1), transpose, static indexing, concatenate,
-pad, take, take_along_axis; dynamic_slice and dynamic_update_slice as jax.lax has them. Every bad axis, shape or index is an `accy.ShapeError` naming the op.
+pad, take, take_along_axis; dynamic_slice and dynamic_update_slice as jax.lax has them; scatter
+(JAX's x.at[i].set/add). Every bad axis, shape or index is an `accy.ShapeError` naming the op.
 """
 import operator
 
@@ -329,6 +330,27 @@ def dynamic_update_slice(x, update, start_indices):
     update = as_dtype(tensor_of(update), x.dtype)
     starts = _starts("dynamic_update_slice", start_indices, x.ndim)
     return apply("tensor.dynamic_update_slice", x, update, *starts)
+
+
+# ---- scatter ----------------------------------------------------------------------------------
+
+SCATTER_MODES = ("set", "add")
+
+
+def scatter(x, indices, updates, axis=0, mode="set"):
+    """x with `updates` written (`set`) or added (`add`) at `indices` along `axis`, as
+    x.at[..., indices, ...].set/add in JAX: `updates` broadcasts to x.shape[:axis] +
+    indices.shape + x.shape[axis+1:] and takes x's dtype; negative indices count from the end;
+    indices still out of range are dropped; with repeated indices, `set` keeps the last update
+    and `add` adds them all in order."""
+    x, idx = tensor_of(x), tensor_of(indices)
+    if mode not in SCATTER_MODES:
+        raise ShapeError(f"'scatter' mode must be set or add, got {mode!r}")
+    axis = normalize_axis("scatter", axis, x.ndim)
+    idx = _indices("scatter", idx, x.shape[axis])
+    shape = tuple(x.shape[:axis]) + tuple(idx.shape) + tuple(x.shape[axis + 1:])
+    updates = broadcast_to(as_dtype(tensor_of(updates), x.dtype), shape, "scatter")
+    return Tensor(emitter().scatter(x.value, idx.value, updates.value, axis, mode))
 
 
 def _with(shape, axis, size):

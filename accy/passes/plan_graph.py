@@ -21,7 +21,8 @@ CHEAP = frozenset(("tensor.constant", "tensor.iota", "tensor.broadcast_in_dim",
 MATERIALIZING = frozenset(("tensor.pad", "tensor.concatenate", "tensor.gather",
                            "tensor.dynamic_slice", "tensor.dynamic_update_slice"))
 ALONE = {"tensor.attention": "flash_attention", "tensor.iterate": "iterate",
-         "tensor.kernel_call": "kernel_call", "tensor.sort": "sort"}
+         "tensor.kernel_call": "kernel_call", "tensor.sort": "sort",
+         "tensor.scatter": "scatter"}
 EXPENSIVE = frozenset(["tensor.divide", "tensor.remainder", "tensor.power"] + [
     "tensor." + n for n in FLOAT_UNARY if n not in ("floor", "ceil", "round_nearest_even")])
 

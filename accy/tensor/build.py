@@ -1,5 +1,5 @@
 """Building tensor-dialect IR: `Emitter` creates checked ops at a Builder's insertion point, with
-the region bodies (reduce, scan, iterate, sort) built from Python callables; `reduce_kind` names a
+the region bodies (reduce, scan, iterate, sort, scatter) built from Python callables; `reduce_kind` names a
 body that is one of the standard reductions.
 
 The frontend, the attention decomposition and the tests all build IR through this one place, so
@@ -149,6 +149,18 @@ class Emitter:
         pairs = [TensorType(v.type.dtype, ()) for v in inputs for _ in range(2)]
         self._regions(outs[0].owner, [(pairs, comparator)])
         return outs
+
+    def scatter(self, x, indices, updates, axis, update):
+        """x with each slice of `updates` combined into x at `indices` along `axis` by
+        `update(emitter, current, new) -> value`, or by the named "set" or "add"."""
+        if update == "set":
+            update = lambda e, current, new: new     # noqa: E731
+        elif update == "add":
+            update = kind_body("sum")
+        (out,) = self.ops("tensor.scatter", [x, indices, updates], attributes={"axis": axis})
+        t = TensorType(x.type.dtype, ())
+        self._regions(out.owner, [((t, t), update)])
+        return out
 
     def iterate(self, inits, cond, body):
         """while cond(*vals): vals = body(*vals); `cond(emitter, *vals) -> i1 value`."""

@@ -45,7 +45,7 @@ DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARE_TYPES = ("FLOAT", "SIGNED", "UNSIGNED")
 GATHER_MODES = ("take", "along_axis")
 REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention",
-              "tensor.sort")
+              "tensor.sort", "tensor.scatter")
 
 
 def _shape_error(code, message):
@@ -411,6 +411,18 @@ def _sort(ins, attrs, outs):
     return tuple(xs)
 
 
+def _scatter(ins, attrs, outs):
+    x, idx, updates = _tensor(ins[0]), _tensor(ins[1], "indices"), _tensor(ins[2], "updates")
+    axis = _int(attrs, "axis")
+    if idx.dtype not in INT_DTYPES or not 0 <= axis < x.rank:
+        raise _shape_error("C55", f"indices must have an integer dtype (got {idx.dtype}) and "
+                                  f"0 <= axis ({axis}) < {x.rank}")
+    want = TensorType(x.dtype, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+    if updates != want:
+        raise _shape_error("C56", f"updates must be {want}, got {updates}")
+    return (x,)
+
+
 def _iterate(ins, attrs, outs):
     if outs is None:
         return tuple(ins)
@@ -607,6 +619,11 @@ def _sort_regions(op):
     return _body_signature(op.regions[0], pairs, (scalar("i1"),), "C54", "comparator")
 
 
+def _scatter_regions(op):
+    t = scalar(op.operand_types[0].dtype)
+    return _body_signature(op.regions[0], (t, t), (t,), "C57", "update")
+
+
 def _iterate_regions(op):
     carried = op.operand_types
     return (_body_signature(op.regions[0], carried, (scalar("i1"),), "C37", "cond")
@@ -617,7 +634,7 @@ def _yield_parent(op):
     parent = op.parent_op
     if parent is None or parent.name not in REGION_OPS:
         return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate, "
-                "tensor.attention or tensor.sort")
+                "tensor.attention, tensor.sort or tensor.scatter")
     return None
 
 
@@ -703,6 +720,8 @@ def _rows():
              traits=PURE | SINGLE_BLOCK, attributes={"dimension": (int, True),
                                                      "is_stable": (bool, False)},
              region_check=_sort_regions),
+        _row("scatter", 3, _scatter, regions=1, traits=PURE | SINGLE_BLOCK,
+             attributes={"axis": (int, True)}, region_check=_scatter_regions),
         _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, infers=False,
              traits=SINGLE_BLOCK,
              region_check=_iterate_regions),
