@@ -303,6 +303,12 @@ def _scatter(self, op, args, env):
     return [out]
 
 
+def _case(self, op, args, env):
+    """The branch the index names; the last one for an index out of range."""
+    index, n = int(args[0]), len(op.regions)
+    return [np.asarray(v) for v in self.body(op, index if 0 <= index < n else n - 1, [], env)]
+
+
 def _iterate(self, op, values, env):
     count = 0
     while bool(self.body(op, 0, values, env)[0]):
@@ -363,6 +369,7 @@ HANDLERS = {
     "tensor.iterate": _iterate,
     "tensor.sort": _sort,
     "tensor.scatter": _scatter,
+    "tensor.case": _case,
     "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call,
     "builtin.call": _call,

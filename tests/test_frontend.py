@@ -233,6 +233,8 @@ CASES = [
     ("sort", ops.sort, lambda x: np.sort(x, -1), lambda: (rand(3, 5),), "f32"),
     ("argsort_axis0", lambda x: ops.argsort(x, axis=0), lambda x: np.argsort(x, 0, kind="stable"), lambda: (ints(4, 3, high=3),), "i32"),
     ("scatter_add", lambda x, i: ops.scatter(x, i, 1.0, mode="add"), lambda x, i: x + np.bincount(i, minlength=4)[:, None], lambda: (rand(4, 3), RNG.integers(0, 4, (6,)).astype(np.int32)), "f32"),
+    ("switch", lambda i, x: ops.switch(i, [lambda v: v * 2.0, lambda v: v - 1.0], x), lambda i, x: x * 2 if i <= 0 else x - 1, lambda: (np.int32(RNG.integers(-1, 3)), rand(4)), "f32"),
+    ("cond", lambda x: ops.cond(x.sum() > 0, lambda v: v * 3.0, lambda v: -v, x), lambda x: x * 3 if x.sum() > 0 else -x, lambda: (rand(5),), "f32"),
     ("take_along_broadcast", lambda x, i: ops.take_along_axis(x, i, -1), lambda x, i: np.take_along_axis(x, i, -1), lambda: (rand(3, 5), RNG.integers(0, 5, (1, 4)).astype(np.int64)), "f32"),
     ("attention", ops.attention, attention64, lambda: (rand(2, 2, 3, 4), rand(2, 2, 5, 4), rand(2, 2, 5, 3)), "f32"),
     ("attention_causal_scale", lambda q, k, v: ops.attention(q, k, v, causal=True, scale=0.3), lambda q, k, v: attention64(q, k, v, causal=True, scale=0.3), lambda: (rand(1, 2, 4, 4), rand(1, 2, 4, 4), rand(1, 2, 4, 4)), "f32"),

@@ -18,7 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
-LAST = 57           # the highest constraint number docs/tensor-ops.md defines
+LAST = 59           # the highest constraint number docs/tensor-ops.md defines
 PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
@@ -189,6 +189,17 @@ CASES = [
     ("C57", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
      + red("a:f16 b:f16", "tensor.yield %b")
      + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    # C58, C59 case
+    ("C58", "x:4xf32 f:f32", '%r = "tensor.case"(%f) ({\n    tensor.yield %x\n  }) : '
+                            '(tensor<f32>) -> tensor<4xf32>'),
+    ("C58", "x:4xf32 i:2xi32", '%r = "tensor.case"(%i) ({\n    tensor.yield %x\n  }) : '
+                              '(tensor<2xi32>) -> tensor<4xf32>'),
+    ("C59", "x:4xf32 i:i32", '%r = "tensor.case"(%i) : (tensor<i32>) -> tensor<4xf32>'),
+    ("C59", "x:4xf32 i:i32", '%r = "tensor.case"(%i) ({\n    tensor.yield %x\n  }, {\n    '
+                            '%n = tensor.negate %i : tensor<i32>\n    tensor.yield %n\n  }) : '
+                            '(tensor<i32>) -> tensor<4xf32>'),
+    ("C59", "x:4xf32 i:i32", '%r = "tensor.case"(%i) ({\n  ^bb0(%a: tensor<4xf32>):\n    '
+                            'tensor.yield %a\n  }) : (tensor<i32>) -> tensor<4xf32>'),
     # C8, C9 iota
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<f32>"),
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<4xi1>"),
@@ -394,7 +405,7 @@ CASES = [
 ]
 CASE_IDS = [f"{code}-{sum(c[0] == code for c in CASES[:i])}" for i, (code, *_) in
             enumerate(CASES)]
-REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47", "C54", "C57"}   # checked on the IR only, not by the rule
+REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47", "C54", "C57", "C59"}   # checked on the IR only, not by the rule
 
 
 def broken_op(module):
@@ -591,6 +602,12 @@ def _scatter():
                   e.scatter(x, j, v, 0, lambda e, a, b: e.op("tensor.maximum", a, b))]
 
 
+def _case():
+    m, e, (i, x, u) = build_module(["i32", "4xf16", "u8"])
+    return m, e, [*e.case(i, [lambda e: [x, i], lambda e: [e.op("tensor.negate", x), i]]),
+                  *e.case(u, [lambda e: [e.op("tensor.abs", x)]])]
+
+
 def _constant():
     m, e, _ = build_module([])
     return m, e, [e.constant(np.arange(6).reshape(2, 3), d) for d in _dtypes(DTYPES)]
@@ -713,7 +730,7 @@ VALID = {
     "tensor.concatenate": _concatenate, "tensor.pad": _pad, "tensor.reverse": _reverse,
     "tensor.gather": _gather, "tensor.dynamic_slice": _dynamic_slice,
     "tensor.dynamic_update_slice": _dynamic_update_slice, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
-    "tensor.scan": _scan, "tensor.sort": _sort, "tensor.scatter": _scatter,
+    "tensor.scan": _scan, "tensor.sort": _sort, "tensor.scatter": _scatter, "tensor.case": _case,
     "tensor.iterate": _iterate,
     "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call, "tensor.yield": _reduce,

@@ -1,5 +1,5 @@
 """Building tensor-dialect IR: `Emitter` creates checked ops at a Builder's insertion point, with
-the region bodies (reduce, scan, iterate, sort, scatter) built from Python callables; `reduce_kind` names a
+the region bodies (reduce, scan, iterate, sort, scatter, case) built from Python callables; `reduce_kind` names a
 body that is one of the standard reductions.
 
 The frontend, the attention decomposition and the tests all build IR through this one place, so
@@ -161,6 +161,35 @@ class Emitter:
         t = TensorType(x.type.dtype, ())
         self._regions(out.owner, [((t, t), update)])
         return out
+
+    def case(self, index, branches):
+        """tensor.case: `branches[index]` (the last one for an index out of range), each
+        `fn(emitter) -> values`, built into a block of its own first: the results take the
+        types the first branch yields."""
+        blocks, yields = [], []
+        for fn in branches:
+            block = Block.create(self.context, [])
+            inner = Emitter(Builder(self.context).at_end(block))
+            results = fn(inner)
+            results = list(results) if isinstance(results, (tuple, list)) else [results]
+            inner.builder.create("tensor.yield", results)
+            blocks.append(block)
+            yields.append(results)
+        types = [v.type for v in yields[0]] if yields else []
+        try:
+            outs = self.ops("tensor.case", [index], types, regions=len(blocks))
+        except BaseException:
+            for block in blocks:
+                block.erase()
+            raise
+        op = outs[0].owner if outs else self.builder.insertion_block.last_op
+        for region, block in zip(op.regions, blocks):
+            region.append(block)
+        message = op.op_def.verify(op)
+        if message:
+            op.erase(force=True)
+            raise DTypeError(f"'tensor.case' {message}")
+        return outs
 
     def iterate(self, inits, cond, body):
         """while cond(*vals): vals = body(*vals); `cond(emitter, *vals) -> i1 value`."""

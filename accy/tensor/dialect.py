@@ -45,7 +45,7 @@ DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARE_TYPES = ("FLOAT", "SIGNED", "UNSIGNED")
 GATHER_MODES = ("take", "along_axis")
 REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention",
-              "tensor.sort", "tensor.scatter")
+              "tensor.sort", "tensor.scatter", "tensor.case")
 
 
 def _shape_error(code, message):
@@ -423,6 +423,13 @@ def _scatter(ins, attrs, outs):
     return (x,)
 
 
+def _case(ins, attrs, outs):
+    index = _tensor(ins[0], "index")
+    if index.rank or index.dtype not in INT_DTYPES:
+        raise _dtype_error("C58", f"the index must be a rank-0 integer tensor, got {index}")
+    return tuple(_declared(outs, "result types"))
+
+
 def _iterate(ins, attrs, outs):
     if outs is None:
         return tuple(ins)
@@ -624,6 +631,16 @@ def _scatter_regions(op):
     return _body_signature(op.regions[0], (t, t), (t,), "C57", "update")
 
 
+def _case_regions(op):
+    if not len(op.regions):
+        return "(C59) a case needs at least one branch region"
+    for region in op.regions:
+        found = _body_signature(region, (), op.result_types, "C59", "branch")
+        if found:
+            return found
+    return None
+
+
 def _iterate_regions(op):
     carried = op.operand_types
     return (_body_signature(op.regions[0], carried, (scalar("i1"),), "C37", "cond")
@@ -634,7 +651,7 @@ def _yield_parent(op):
     parent = op.parent_op
     if parent is None or parent.name not in REGION_OPS:
         return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate, "
-                "tensor.attention, tensor.sort or tensor.scatter")
+                "tensor.attention, tensor.sort, tensor.scatter or tensor.case")
     return None
 
 
@@ -722,6 +739,8 @@ def _rows():
              region_check=_sort_regions),
         _row("scatter", 3, _scatter, regions=1, traits=PURE | SINGLE_BLOCK,
              attributes={"axis": (int, True)}, region_check=_scatter_regions),
+        _row("case", 1, _case, results=(0, VARIADIC), regions=VARIADIC, infers=False,
+             traits=PURE | SINGLE_BLOCK, region_check=_case_regions),
         _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, infers=False,
              traits=SINGLE_BLOCK,
              region_check=_iterate_regions),
