@@ -12,7 +12,7 @@ import accy.ops as ops
 from accy.ir import TensorType
 from accy.passes import PassManager
 
-from tensor_helpers import assert_bits, module_of
+from tensor_helpers import NP, assert_bits, module_of
 
 X = TensorType("f32", (37,))
 
@@ -37,9 +37,9 @@ def expect_elementwise(i, x):
 
 
 def expect_heavy(i, x):
-    if i == 0:
-        return np.full(x.shape, x.max(), np.float32)
-    return x * x if i == 1 else x * x      # the nested case: out of range takes its last
+    """Branch 0 the max; any other index reaches the nested case, whose branch 1 (also its
+    last, for an index out of range) squares."""
+    return np.full(x.shape, x.max(), np.float32) if i == 0 else x * x
 
 
 @pytest.mark.parametrize("index", [-4, 0, 1, 2, 9])
@@ -49,8 +49,7 @@ def test_reference_takes_the_indexed_branch_or_the_last(index, rng):
         if dtype == "u8" and index < 0:
             continue
         m = module_of([TensorType(dtype, ()), X], elementwise_branches)
-        (got,) = accy.reference.run(m, np.array(index).astype(np.dtype(dtype.replace("i", "int")
-                                    .replace("u8", "uint8"))), x)
+        (got,) = accy.reference.run(m, np.array(index).astype(NP[dtype]), x)
         np.testing.assert_allclose(got, expect_elementwise(index, x), rtol=1e-6)
 
 

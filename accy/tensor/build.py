@@ -177,19 +177,19 @@ class Emitter:
             yields.append(results)
         types = [v.type for v in yields[0]] if yields else []
         try:
-            outs = self.ops("tensor.case", [index], types, regions=len(blocks))
-        except BaseException:
+            types = result_types("tensor.case", [index.type], {}, types)
+        except (ShapeError, DTypeError) as e:
             for block in blocks:
                 block.erase()
-            raise
-        op = outs[0].owner if outs else self.builder.insertion_block.last_op
+            raise type(e)(f"'tensor.case' {e}") from None
+        op = self.builder.create("tensor.case", [index], types, None, len(blocks))
         for region, block in zip(op.regions, blocks):
             region.append(block)
         message = op.op_def.verify(op)
         if message:
             op.erase(force=True)
             raise DTypeError(f"'tensor.case' {message}")
-        return outs
+        return op.results
 
     def iterate(self, inits, cond, body):
         """while cond(*vals): vals = body(*vals); `cond(emitter, *vals) -> i1 value`."""
