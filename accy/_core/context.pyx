@@ -18,7 +18,8 @@ from collections import namedtuple
 from accy.errors import CapacityError, IRError, VerifyError
 from accy._core import registry as _registry
 from accy._core.types import Type
-from accy._core.attributes import check_attribute, check_text, attribute_bytes
+from accy._core.attributes import (check_attribute, check_text, attribute_bytes,
+                                   copy_attributes)
 from accy._core.capacity import Capacity
 
 cdef enum:
@@ -1090,7 +1091,7 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
             op = ops[i]
             o = OP(src, op)
             new = build_op(dst, nmap[o.name], NULL, o.n_operands, NULL, o.n_results,
-                           o.n_regions, dict(attrs_of[i]) if has_attrs[i] else None)
+                           o.n_regions, copy_attributes(attrs_of[i]) if has_attrs[i] else None)
             newops[i] = new
             o = OP(src, op)
             for j in range(o.n_results):
@@ -1347,7 +1348,7 @@ cdef class Operation:
         check_text(name, "an attribute name")
         value = check_attribute(value)
         old = c.op_attrs.get(op) or {}
-        new = dict(old)
+        new = copy_attributes(old)
         new[name] = value
         cdef Py_ssize_t delta = dict_attr_bytes(new) - dict_attr_bytes(old)
         c.check_capacity(0, 0, 0, delta)
@@ -1361,7 +1362,7 @@ cdef class Operation:
         d = c.op_attrs.get(op)
         if not d or name not in d:
             raise KeyError(name)
-        d = dict(d)
+        d = copy_attributes(d)
         c.attr_bytes -= len(name) + attribute_bytes(d.pop(name))
         if d:
             c.op_attrs[op] = d
