@@ -122,8 +122,8 @@ def _float_text(bits, str dtype):
     value = _bits_to_array(bits, dtype)[0]
     if math.isfinite(float(value)):
         text = repr(float(value)) if dtype == "f64" else str(value)
-        if "e" not in text and "." not in text:
-            text += ".0"
+        if "." not in text:             # MLIR's float literals have a '.': 1.0, 1.0e-05
+            text = text.replace("e", ".0e") if "e" in text else text + ".0"
         if _float_to_bits(float(text), dtype) == bits:
             return text
     return f"0x{bits:0{_FLOAT_BITS[dtype] // 4}X}"
