@@ -29,7 +29,8 @@ def test_the_corpus_covers_the_forms_jax_prints():
     for form in ("array<i64: ", "array<i64>", "#stablehlo<comparison_direction", "#stablehlo.dot<",
                  "#stablehlo.gather<", "#stablehlo.scatter<", 'dense<"0x', "dense<0xFF800000>",
                  "dense<0x7FC00000>", "xui8>", "xbf16>", "xi1>", "sym_visibility", "arg_attrs",
-                 "res_attrs", "jax.result_info", "mhlo.num_partitions", "jax.uses_shape_polymorphism",
+                 "res_attrs", "jax.result_info", "mhlo.num_partitions",
+                 "jax.uses_shape_polymorphism",
                  "loc(callsite(", "loc(#loc", "#loc = loc(unknown)", ':2 = "stablehlo.'):
         assert form in text, form
 

@@ -170,9 +170,10 @@ def main():
     ap.add_argument("--check", action="store_true", help="check the files against MLIR")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, text in corpus().items():
+    texts = corpus()
+    for name, text in texts.items():
         (OUT / name).write_text(text)
-    print(f"wrote {len(CASES) + len(WITH_LOCATIONS) + 1} files to {OUT.name}/ (jax {jax.__version__})")
+    print(f"wrote {len(texts)} files to tests/{OUT.name}/ (jax {jax.__version__})")
     if args.check:
         sys.exit(1 if check(sorted(OUT.glob("*.mlir"))) else 0)
 

@@ -257,7 +257,8 @@ class OpaqueAttr(_Frozen):
 class PropertyDict(dict):
     """The attributes of an op the Context does not know (an unregistered op), when its text
     gave some of them as properties (`<{...}>`): `properties` names those, so that the op
-    prints back as it was read. Registered ops print their schema's attributes as properties."""
+    prints back as it was read (Builder.create takes one to build such an op). Registered ops
+    print their schema's attributes as properties."""
     __slots__ = ("properties",)
 
     def __init__(self, items, properties):

@@ -19,7 +19,7 @@ from accy.errors import CapacityError, IRError, VerifyError
 from accy._core import registry as _registry
 from accy._core.types import Type
 from accy._core.attributes import (check_attribute, check_text, attribute_bytes,
-                                   copy_attributes)
+                                   copy_attributes, PropertyDict)
 from accy._core.capacity import Capacity
 
 cdef enum:
@@ -1954,7 +1954,8 @@ cdef class Builder:
 
     def create(self, str name, operands=(), result_types=None, attributes=None, regions=None):
         """Create op `name`. Result types are inferred from the registry when not given;
-        `regions` defaults to the registered count (0 for unregistered ops)."""
+        `regions` defaults to the registered count (0 for unregistered ops). An unregistered op
+        given a PropertyDict keeps which attributes are its properties."""
         cdef Context c = self.context
         cdef int32_t nid = c.name_id(name)
         cdef NameRec* row = c.names + nid
@@ -1972,8 +1973,11 @@ cdef class Builder:
         if attributes:
             if not isinstance(attributes, Mapping):
                 raise TypeError("attributes must be a mapping of names to attribute values")
+            given = attributes
             attributes = {check_text(k, "an attribute name"): check_attribute(v)
                           for k, v in attributes.items()}
+            if type(given) is PropertyDict and c.op_defs[nid] is None:
+                attributes = PropertyDict(attributes, (<object>given).properties)
         else:
             attributes = None
         if result_types is None:

@@ -177,7 +177,7 @@ def _dense_body(a):
     elif arr.size == 0 and arr.ndim != 1:
         return '"0x' + arr.tobytes().hex().upper() + '"'
     if dtype in FLOAT_DTYPES:
-        bits = arr.reshape(-1).view({64: np.uint64, 32: np.uint32, 16: np.uint16}[_FLOAT_BITS[dtype]])
+        bits = arr.reshape(-1).view(_UINT_OF_BITS[_FLOAT_BITS[dtype]])
         texts = [float_text(int(b), dtype) for b in bits]
         if any(t.startswith("0x") for t in texts):
             return '"0x' + full.tobytes().hex().upper() + '"'

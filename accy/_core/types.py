@@ -25,7 +25,8 @@ DTYPES = {
 # How dtypes are spelled in text where the spelling differs from the name: MLIR's, so that text
 # passing through accy stays MLIR's (`u8` is still read, as accy's older spelling).
 TEXT_NAMES = {"u8": "ui8"}
-TEXT_DTYPES = {**{name: name for name in DTYPES}, **{text: name for name, text in TEXT_NAMES.items()}}
+TEXT_DTYPES = {**{name: name for name in DTYPES},
+               **{text: name for name, text in TEXT_NAMES.items()}}
 MAX_ELEMENTS = 2**63 - 1     # element counts and dims fit in a signed 64-bit index
 # Most dims a tensor may have: numpy 2's limit (NPY_MAXDIMS), so that every tensor has a numpy
 # array (the reference, the emulator, inputs and outputs), and the bound that keeps the passes'
