@@ -682,7 +682,10 @@ cdef class Parser:
             while q < self.end and is_ident_char(self.s[q]) and self.s[q] != b'-':
                 q += 1
             if q < self.end and self.s[q] == b'<':
-                q = self.body_end(q)
+                p = q + 1                       # a flat body (tensor<4xf32>) needs no stack
+                while p < self.end and is_ident_char(self.s[p]) and self.s[p] != b'-':
+                    p += 1
+                q = p + 1 if p < self.end and self.s[p] == b'>' else self.body_end(q)
             return q
         self.error("expected a type", p)
 
