@@ -339,7 +339,9 @@ REFUSED = [
     ("successors", '"cf.br"()[^bb1] : () -> ()', 1, 10, "successors are not supported"),
     ("resources", '"t.s"() : () -> ()\n{-#\n  dialect_resources: {}\n#-}', 2, 1, "file metadata"),
     ("dense_resource", '"t.s"() {a = dense_resource<blob> : tensor<f32>} : () -> ()', 1, 14,
-     "resource blobs"),
+     "resource blobs (dense_resource<...)"),
+    ("location_attribute", '"t.s"() {a = loc(unknown)} : () -> ()', 1, 14,
+     "location attributes (loc(...)"),
 ]
 
 

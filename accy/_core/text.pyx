@@ -9,8 +9,35 @@ either form, even mixed, op by op:
 
 The pretty form drops the quotes, the operand parentheses and the operand types (known from the
 definitions). Registered ops print their schema attributes as properties `<{...}>`, everything
-else in `{...}`; the parser merges both. Values and blocks are renumbered in order of appearance,
-so printed text and the fingerprint do not depend on names or ids.
+else in `{...}`; the parser merges both. An unregistered op keeps which attributes its text gave
+as properties (a PropertyDict) and prints them so again. Values and blocks are renumbered in
+order of appearance, so printed text and the fingerprint do not depend on names or ids.
+
+The generic form is read as MLIR and JAX print it:
+
+  #name = attribute            an attribute alias, at the top level, defined before its uses
+  #name = loc(...)             a location alias; it may follow its uses, as MLIR prints them
+  !name = type                 a type alias; aliases are printed inline, not as aliases
+  op ... loc(...)              after an op, and after a block argument's type; read and dropped
+                               (accy keeps no locations): unknown, "file":line:col [to ...],
+                               "name", "name"(loc), callsite(loc at loc), fused<attr>[loc, ...],
+                               #alias
+  array<i64: 0, 1>, array<f32> a dense array (DenseArrayAttr) of any element type MLIR has
+  #dialect<body>, #dialect.name<body>, #dialect.name, !dialect.name<body>
+                               an attribute or type of a dialect accy does not know, kept as its
+                               text (OpaqueAttr, OpaqueType); a body is scanned as MLIR scans it:
+                               <>, (), [] and {} nest and match, strings are skipped, '->' is an
+                               arrow, and it closes on its line
+  dense<[[1, 2], [3, 4]]>, dense<1.5> (a splat), dense<> (no elements),
+  dense<"0x0000803F">          raw little-endian element bytes (one element's worth: a splat;
+                               i1 is a byte per element), dense<0xFF800000> and
+  dense<[0x7FC00000, 1.0]>     hex elements of a float tensor: the element's bit pattern (how
+                               MLIR writes nan and inf); complex constants are refused
+
+Element types are accy's dtypes in MLIR's spelling (u8 prints as ui8; u8 still reads). MLIR's
+other integer and float types (ui32, si32, index, f8E4M3FN), dynamic and unranked shapes,
+encodings, complex and non-tensor types are ParseErrors naming the type; so are block
+successors. Float literals always print with a '.', as MLIR reads them (1.0e-05).
 """
 import hashlib
 import math
@@ -850,7 +877,8 @@ cdef class Parser:
             p += 1
         word = PyBytes_FromStringAndSize(self.s + self.pos, p - self.pos).decode()
         if word in _UNSUPPORTED_ATTRS and p < self.end and self.s[p] in b'<[(':
-            self.error(f"{_UNSUPPORTED_ATTRS[word]} ({word}<...>) are not supported")
+            self.error(f"{_UNSUPPORTED_ATTRS[word]} ({word}{chr(self.s[p])}...) are not "
+                       f"supported")
         return 0
 
     cdef object parse_dense_array(self):
