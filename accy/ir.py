@@ -5,8 +5,8 @@
     module = Module.create(ctx)
 """
 from accy._core import builtin as _builtin  # noqa: F401  (registers the builtin dialect)
-from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr,
-                                   UnitAttr, UNIT)
+from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, DenseArrayAttr,
+                                   OpaqueAttr, PropertyDict, SymbolRefAttr, UnitAttr, UNIT)
 from accy._core.capacity import Capacity
 from accy._core.context import (Context, Operation, Module, Value, Block, Region, Builder, Use,
                                 OpIterator)
@@ -22,6 +22,7 @@ __all__ = [
     "Context", "Capacity", "Operation", "Module", "Value", "Block", "Region", "Builder", "Use",
     "parse", "print_op", "verify", "Type", "TensorType", "FunctionType", "OpaqueType", "DTYPES",
     "register_type_kind", "numpy_dtype", "IntAttr", "FloatAttr", "DictAttr", "DenseAttr",
-    "SymbolRefAttr", "UnitAttr", "UNIT", "OpDef", "register_dialect", "VARIADIC", "traits",
+    "DenseArrayAttr", "OpaqueAttr", "PropertyDict", "SymbolRefAttr", "UnitAttr", "UNIT",
+    "OpDef", "register_dialect", "VARIADIC", "traits",
     "AccyError", "ParseError", "VerifyError", "CapacityError", "IRError",
 ]

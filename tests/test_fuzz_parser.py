@@ -1,6 +1,7 @@
-"""Deterministic fuzzing of the parser: mutated valid texts, random bytes and deep nesting must
-parse or raise ParseError/VerifyError -- never another exception, never a crash -- and a failed
-parse leaves the Context as it was."""
+"""Deterministic fuzzing of the parser: mutated valid texts (accy's prints, and MLIR's generic
+form as MLIR and JAX write it: aliases, locations, dense arrays, dialect bodies, properties),
+random bytes and deep nesting must parse or raise ParseError/VerifyError -- never another
+exception, never a crash -- and a failed parse leaves the Context as it was."""
 import os
 import random
 import textwrap
@@ -43,6 +44,35 @@ t.use %a#0, %a#1 {h = 0x1F : i16, u = 255 : u8, b = true, e = [], d = {}, s = @"
 ^bb1:
 }, {}) : () -> ()
 """
+
+
+# MLIR's generic form as MLIR prints it: the grammar accy reads but does not print back as written
+MLIR_TEXT = """#loc1 = loc("x.py":3:5 to :9)
+#dims = array<i64: 0, 1>
+!tok = !stablehlo.token
+"builtin.module"() <{sym_name = "jit_f"}> ({
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<2x3xf32>) -> tensor<3xi32>, res_attrs = [{jax.result_info = "result"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<2x3xf32> loc("x"), %arg1: tensor<ui8> loc(#loc1)):
+    %0 = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32> loc(#loc7)
+    %1:2 = "stablehlo.reduce"(%arg0, %0) <{dimensions = array<i64: 1>}> ({
+    ^bb0(%arg2: tensor<f32> loc("r"(#loc1)), %arg3: tensor<f32>):
+      %2 = "stablehlo.compare"(%arg2, %arg3) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      "stablehlo.return"(%arg2, %2) : (tensor<f32>, tensor<i1>) -> () loc(fused[#loc1, unknown])
+    }) : (tensor<2x3xf32>, tensor<f32>) -> (tensor<2xf32>, tensor<2xi1>) loc(callsite(#loc1 at #loc7))
+    %3 = "stablehlo.gather"(%arg0, %1#0) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = #dims, x = array<f32: 1.000000e+00, 0x7FC00000>, y = dense<[0x7FC00000, 2.5]> : tensor<2xf32>, z = dense<"0x0000803F"> : tensor<3xf32>, w = dense<> : tensor<0xi1>, v = #d.b<"s\\\">", [1], {a}>}> {mhlo.sharding = "{replicated}"} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<3xi32>
+    "func.return"(%3) : (tensor<3xi32>) -> ()
+  }) : () -> ()
+}) {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32} : () -> () loc(#loc)
+#loc = loc(unknown)
+#loc7 = loc("jit(f)/reduce"(#loc1))
+"""
+CORPUS = REPO / "tests" / "stablehlo"
+
+
+def source_texts():
+    """Texts in the forms MLIR writes (mutated like the printed seeds)."""
+    return [MLIR_TEXT.encode()] + [(CORPUS / name).read_bytes() for name in
+                                   ("cond.generic.mlir", "softmax.loc.generic.mlir")]
 
 
 def built_module():
@@ -158,13 +188,15 @@ def test_seed_texts_parse():
     ctx = Context(allow_unregistered=True)
     for text in seed_texts():
         assert parse(text, ctx).print(generic=b'"builtin.module"' in text).encode() == text
+    for text in source_texts():
+        assert parse(text, ctx).print(generic=True)
 
 
 def test_mutated_texts():
     rng = random.Random(20240601)
-    seeds = seed_texts()
+    seeds = seed_texts() + source_texts()
     inputs = [mutate(rng, rng.choice(seeds)) for _ in range(30000)]
-    for text in seeds:                                         # every truncation, k apart
+    for text in seed_texts() + source_texts()[:1]:             # every truncation, k apart
         inputs += [text[:i] for i in range(0, len(text), 7)]
     assert run_inputs(inputs) >= 30000
 
@@ -210,6 +242,13 @@ NESTINGS = {
     "value type": ("%0 = t.op : ", "(", lambda n: "tensor<i32>" + ") -> tensor<i32>" * n,
                    ATTRIBUTE_LIMIT),
     "opaque type": ("t.op {a = !d.t", "<", lambda n: ">" * n + "}", ATTRIBUTE_LIMIT),
+    "dialect attribute body": ("t.op {a = #d.t", "<", lambda n: ">" * n + "}", ATTRIBUTE_LIMIT),
+    "dialect body of mixed brackets": ("t.op {a = #d.t<", "([{", lambda n: "}])" * n + ">}",
+                                       ATTRIBUTE_LIMIT // 3),
+    "location": ('"t.op"() : () -> () loc(', '"n"(', lambda n: "unknown" + ")" * n + ")",
+                 ATTRIBUTE_LIMIT),
+    "callsite": ('"t.op"() : () -> () loc(', "callsite(", lambda n: "unknown" + " at unknown)" * n
+                 + ")", ATTRIBUTE_LIMIT),
 }
 
 
@@ -261,6 +300,11 @@ DEEP_CASES = {
     "region openers": 't.op ' + "({" * 5000,
     "type brackets": 't.op {a = tensor<' + "<" * 100000 + '>}',
     "opaque type brackets": 't.op {a = !d.t' + "<" * 100000 + '}',
+    "dialect attribute brackets": 't.op {a = #d.t' + "<" * 100000 + '}',
+    "dialect body parentheses": 't.op {a = #d.t<' + "(" * 100000 + ")" * 100000 + '>}',
+    "locations": '"t.op"() : () -> () loc(' + '"n"(' * 100000,
+    "fused locations": '"t.op"() : () -> () loc(' + "fused[" * 100000,
+    "location alias uses": '"t.op"() : () -> () loc(#l)\n' * 20000,
 }
 HUGE_SPLAT = 't.op {a = dense<1> : tensor<1000000x1000000xf32>}'   # 3.6 TiB if materialized
 
@@ -309,6 +353,17 @@ def test_deep_nesting_gives_parse_error():
     bad = {k: v for k, v in outcomes.items() if v != "ParseError 0 0 0"}
     assert not bad, "deep nesting not rejected with ParseError (then an empty Context):\n" + \
         "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_long_alias_chains_cost_no_recursion():
+    """An alias holds its value, a location alias is only checked to be defined: chains 20,000
+    long (of attributes, of locations defined after their uses) parse without recursing."""
+    attrs = "".join(f"#a{i} = #a{i - 1}\n" if i else "#a0 = [1]\n" for i in range(20000))
+    m = parse(attrs + '"t.op"() {v = #a19999} : () -> ()', Context(allow_unregistered=True))
+    assert m.body.first_op.attributes["v"] == (1,)
+    locs = "".join(f"#l{i} = loc(callsite(#l{i + 1} at unknown))\n" for i in range(20000))
+    text = '"t.op"() : () -> () loc(#l0)\n' + locs + "#l20000 = loc(unknown)\n"
+    assert parse(text, Context(allow_unregistered=True)).print(generic=True).count("t.op") == 1
 
 
 def test_huge_dense_splat_is_rejected():

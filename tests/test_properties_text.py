@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings, strategies as st
 
-from accy.ir import (UNIT, AccyError, Builder, Context, DenseAttr, DictAttr, FloatAttr,
-                     FunctionType, IntAttr, Module, OpaqueType, SymbolRefAttr, TensorType, DTYPES,
-                     numpy_dtype, parse)
+from accy.ir import (UNIT, AccyError, Builder, Context, DenseArrayAttr, DenseAttr, DictAttr,
+                     FloatAttr, FunctionType, IntAttr, Module, OpaqueAttr, OpaqueType,
+                     PropertyDict, SymbolRefAttr, TensorType, DTYPES, numpy_dtype, parse)
+from accy._core.attributes import ARRAY_ELEMENT_TYPES
+from accy._core.text import escape_string
 
 INT_RANGES = {"i64": (-2**63, 2**63 - 1), "i32": (-2**31, 2**31 - 1), "i16": (-2**15, 2**15 - 1),
               "i8": (-128, 127), "u8": (0, 255), "i1": (0, 1)}
@@ -85,10 +87,40 @@ def dense_attrs(draw):
     return DenseAttr(arr.reshape(shape), dtype)
 
 
+@st.composite
+def dense_arrays(draw):
+    """array<T: ...> of any element type MLIR has; floats of any bit pattern."""
+    etype = draw(st.sampled_from(sorted(ARRAY_ELEMENT_TYPES)))
+    n = draw(st.integers(0, 4))
+    dt = DenseArrayAttr([], etype).array.dtype
+    if etype == "i1":
+        return DenseArrayAttr(draw(st.lists(st.booleans(), min_size=n, max_size=n)), etype)
+    if dt.kind == "f" or etype == "bf16":
+        raw = draw(st.binary(min_size=n * dt.itemsize, max_size=n * dt.itemsize))
+        return DenseArrayAttr(np.frombuffer(raw, dtype=dt), etype)
+    info = np.iinfo(dt)
+    return DenseArrayAttr(draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n,
+                                        max_size=n)), etype)
+
+
+# a dialect body: words, quoted strings (escapes and brackets inside), arrows and the four
+# bracket kinds nested
+body_words = (st.from_regex(r"[a-z0-9_ =,:.]{0,5}", fullmatch=True) | st.just(" -> ") |
+              strings.map(escape_string))
+bodies = st.recursive(body_words, lambda inner: st.builds(
+    lambda pair, parts: pair[0] + "".join(parts) + pair[1],
+    st.sampled_from(["<>", "()", "[]", "{}"]), st.lists(inner, max_size=3)), max_leaves=8)
+opaque_attrs = st.builds(lambda name, body: OpaqueAttr(name + (f"<{body}>" if body is not None
+                                                                else "")),
+                         st.from_regex(r"#[a-z]{1,3}(\.[a-z_]{1,4})", fullmatch=True),
+                         st.none() | bodies) | \
+    st.builds(lambda name, body: OpaqueAttr(f"{name}<{body}>"),
+              st.from_regex(r"#[a-z]{1,3}", fullmatch=True), bodies)
+
 leaf_attrs = st.one_of(
     st.integers(-2**63, 2**63 - 1), int_attrs, float_attrs, float_values, strings,
     st.booleans(), st.just(UNIT), st.text(min_size=1, max_size=8).map(SymbolRefAttr),
-    idents.map(SymbolRefAttr), types, dense_attrs())
+    idents.map(SymbolRefAttr), types, dense_attrs(), dense_arrays(), opaque_attrs)
 attributes = st.recursive(
     leaf_attrs, lambda inner: st.lists(inner, max_size=3).map(tuple) |
     st.dictionaries(keys, inner, max_size=3).map(DictAttr), max_leaves=6)
@@ -112,7 +144,10 @@ def fill_block(draw, ctx, block, visible, depth):
             continue
         operands = draw(st.lists(st.sampled_from(visible), max_size=3)) if visible else []
         result_types = draw(st.lists(types, max_size=2))
-        op = b.create(draw(op_names), operands, result_types, draw(attr_dicts),
+        attrs = draw(attr_dicts)
+        if attrs and draw(st.booleans()):         # some of them given as properties <{...}>
+            attrs = PropertyDict(attrs, draw(st.lists(st.sampled_from(sorted(attrs)))))
+        op = b.create(draw(op_names), operands, result_types, attrs,
                       regions=draw(st.integers(1, 2)) if kind == "region" else 0)
         for region in op.regions:
             for _ in range(draw(st.integers(0, 2))):

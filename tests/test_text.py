@@ -203,7 +203,7 @@ builtin.module ({
 """,
     "attributes": """\
 builtin.module ({
-  test.attrs <{a = {b = [1, 2.5, -0.0, 0x7FC00001 : f32, 1.0 : f16, -2.0 : bf16], c = "q\\"\\n\\C3\\A9", d = @sym, e = unit, f = tensor<2x3xi1>, g = (tensor<f32>) -> (), h = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>, i = 7 : u8, "j k" = true}}>
+  test.attrs <{a = {b = [1, 2.5, -0.0, 0x7FC00001 : f32, 1.0 : f16, -2.0 : bf16], c = "q\\"\\n\\C3\\A9", d = @sym, e = unit, f = tensor<2x3xi1>, g = (tensor<f32>) -> (), h = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>, i = 7 : ui8, "j k" = true}}>
 })
 """,
 }
@@ -390,7 +390,8 @@ ATTRIBUTES = [
     # text, expected value, canonical printed text
     ("1 : i32", IntAttr(1, "i32"), None),
     ("-128 : i8", IntAttr(-128, "i8"), None),
-    ("255 : u8", IntAttr(255, "u8"), None),
+    ("255 : ui8", IntAttr(255, "u8"), None),
+    ("255 : u8", IntAttr(255, "u8"), "255 : ui8"),         # accy's older spelling
     ("1 : i1", IntAttr(1, "i1"), None),
     ("0x10 : i16", IntAttr(16, "i16"), "16 : i16"),
     ("42", 42, None),
@@ -402,22 +403,22 @@ ATTRIBUTES = [
     ("false", False, None),
     ("2.5", FloatAttr(2.5), None),
     ("-0.0", FloatAttr(-0.0), None),
-    ("1e-05", FloatAttr(1e-05), None),
+    ("1e-05", FloatAttr(1e-05), "1.0e-05"),     # MLIR's literals have a '.'
     ("1.0e10", FloatAttr(1e10), "10000000000.0"),
     ("2.5e+20", FloatAttr(2.5e20), "2.5e+20"),
     ("0.1 : f32", FloatAttr(0.1, "f32"), None),
     ("5 : f32", FloatAttr(5.0, "f32"), "5.0 : f32"),
-    ("1.0e-45 : f32", _f("f32", 1), "1e-45 : f32"),
+    ("1.0e-45 : f32", _f("f32", 1), None),
     ("0x7FC00001 : f32", _f("f32", 0x7FC00001), None),
     ("0xFF800000 : f32", _f("f32", 0xFF800000), None),
     ("0x80000000 : f32", _f("f32", 0x80000000), "-0.0 : f32"),
     ("0x7FF0000000000001 : f64", _f("f64", 0x7FF0000000000001), None),
     ("0xFFF0000000000000 : f64", _f("f64", 0xFFF0000000000000), None),
-    ("0x0000000000000001 : f64", _f("f64", 1), "5e-324"),
+    ("0x0000000000000001 : f64", _f("f64", 1), "5.0e-324"),
     ("0x7E01 : f16", _f("f16", 0x7E01), None),
     ("0x3C00 : f16", _f("f16", 0x3C00), "1.0 : f16"),
     ("0x7C00 : f16", _f("f16", 0x7C00), None),
-    ("0x0001 : f16", _f("f16", 0x0001), "6e-08 : f16"),
+    ("0x0001 : f16", _f("f16", 0x0001), "6.0e-08 : f16"),
     ("0x7FC1 : bf16", _f("bf16", 0x7FC1), None),
     ("0x0001 : bf16", _f("bf16", 0x0001), "9.18355e-41 : bf16"),
     ("-1.5 : bf16", FloatAttr(-1.5, "bf16"), None),
@@ -446,7 +447,7 @@ ATTRIBUTES = [
     ("dense<[1, 2, 3]> : tensor<3xi32>", DenseAttr([1, 2, 3], "i32"), None),
     ("dense<3> : tensor<2x2xi32>", DenseAttr(np.full((2, 2), 3, np.int32)), None),
     ("dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>", DenseAttr([[1, 2], [3, 4]], "i8"), None),
-    ("dense<[255, 0]> : tensor<2xu8>", DenseAttr([255, 0], "u8"), None),
+    ("dense<[255, 0]> : tensor<2xui8>", DenseAttr([255, 0], "u8"), None),
     ('dense<"0x0000803F00000040"> : tensor<2xf32>', DenseAttr([1.0, 2.0], "f32"),
      "dense<[1.0, 2.0]> : tensor<2xf32>"),
     ('dense<"0x0100C07F00000080"> : tensor<2xf32>',
@@ -582,13 +583,14 @@ BAD = [
     ("nul_byte_line_2", 'test.sink\ntest.\x00sink', 2, 6, "NUL"),
     ("duplicate_attribute", "test.attrs <{a = 1, a = 2}>", 1, 21, "duplicate attribute 'a'"),
     ("duplicate_block", '"test.graph"() ({\n^x:\n^x:\n}) : () -> ()', 3, 1, "^x"),
-    ("int_out_of_range", "test.attrs <{a = 256 : u8}>", 1, 18, "256"),
+    ("int_out_of_range", "test.attrs <{a = 256 : ui8}>", 1, 18, "256"),
     ("float_with_int_dtype", "test.attrs <{a = 1.5 : i32}>", 1, 18, "1.5"),
     ("unknown_dtype", "test.attrs <{a = 1 : i7}>", 1, 22, "i7"),
     ("dense_shape", "test.attrs <{a = dense<[1, 2, 3]> : tensor<2xi32>}>", 1, 24, "shape"),
     ("dense_ragged", "test.attrs <{a = dense<[[1], [2, 3]]> : tensor<2x2xi32>}>", 1, 24, "ragged"),
     ("dense_range", "test.attrs <{a = dense<[1, 300]> : tensor<2xi8>}>", 1, 24, "300"),
-    ("dense_hex_count", 'test.attrs <{a = dense<"0x00000000"> : tensor<2xf32>}>', 1, 24, "elements"),
+    ("dense_hex_count", 'test.attrs <{a = dense<"0x0000000000000000"> : tensor<3xf32>}>', 1, 24,
+     "2 elements"),
     ("dense_hex_bytes", 'test.attrs <{a = dense<"0x0000"> : tensor<2xf32>}>', 1, 24, "bad dense"),
     ("dense_hex_digits", 'test.attrs <{a = dense<"0xZZ"> : tensor<1xi8>}>', 1, 24, "bad dense"),
     ("successors", '"test.sink"() [^bb1] : () -> ()', 1, 15, "successors"),

@@ -9,6 +9,7 @@ from accy.ir import (DTYPES, UNIT, DenseAttr, DictAttr, FloatAttr, FunctionType,
                      OpaqueType, SymbolRefAttr, TensorType, UnitAttr, numpy_dtype,
                      register_type_kind)
 from accy._core.attributes import check_attribute
+from accy._core.types import TEXT_NAMES
 
 F32 = TensorType("f32", (4,))
 I1 = TensorType("i1", ())
@@ -21,7 +22,7 @@ I1 = TensorType("i1", ())
     ("f64", (), "tensor<f64>"),
     ("bf16", [1], "tensor<1xbf16>"),
     ("i1", (0, 4), "tensor<0x4xi1>"),
-    ("u8", (7,), "tensor<7xu8>"),
+    ("u8", (7,), "tensor<7xui8>"),          # MLIR's spelling
 ])
 def test_tensor_type_str_and_properties(dtype, shape, text):
     t = TensorType(dtype, shape)
@@ -42,7 +43,7 @@ def test_tensor_type_equality_and_hash():
 
 def test_every_dtype_has_a_tensor_type_and_numpy_dtype():
     for dtype in DTYPES:
-        assert str(TensorType(dtype, (2,))) == f"tensor<2x{dtype}>"
+        assert str(TensorType(dtype, (2,))) == f"tensor<2x{TEXT_NAMES.get(dtype, dtype)}>"
     assert numpy_dtype("bf16") == np.dtype(ml_dtypes.bfloat16)
     assert numpy_dtype("i1") == np.dtype(bool) and numpy_dtype("u8") == np.dtype(np.uint8)
 
@@ -285,7 +286,7 @@ def test_dense_attr_array_cannot_be_made_writable():
     (np.zeros((2, 2), np.float16), None, "tensor<2x2xf16>"),
     ([1, 2, 3], None, "tensor<3xi64>"),
     ([True, False], None, "tensor<2xi1>"),
-    (np.zeros(2, np.uint8), None, "tensor<2xu8>"),
+    (np.zeros(2, np.uint8), None, "tensor<2xui8>"),
     (np.float32(2.0), None, "tensor<f32>"),
     ([1, 2], "i8", "tensor<2xi8>"),
     ([1.5, -0.0], "bf16", "tensor<2xbf16>"),

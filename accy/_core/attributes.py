@@ -4,7 +4,8 @@ Plain Python values stand for the simple kinds (`int` is an i64 integer, `str` a
 boolean, `tuple` an array, `Type` a type attribute). The classes below cover what Python values
 cannot say: an integer of another width, a float of a given dtype (kept as its bit pattern, so
 every f64/f32/f16/bf16 value, nan payloads and -0.0 included, round-trips exactly), a sorted
-dictionary, a dense numpy constant, a symbol reference and the unit attribute.
+dictionary, a dense numpy constant, a dense array (MLIR's `array<i64: 1, 2>`), an attribute of a
+dialect accy does not know (kept as its text), a symbol reference and the unit attribute.
 """
 import math
 import operator
@@ -13,7 +14,7 @@ import struct
 import numpy as np
 
 from .types import (DTYPES, FLOAT_DTYPES, INT_DTYPES, Type, TensorType, numpy_dtype,
-                    dtype_of_numpy, round_float)
+                    dtype_of_numpy, round_float, is_dialect_symbol)
 
 _INT_RANGES = {"i64": (-2**63, 2**63 - 1), "i32": (-2**31, 2**31 - 1), "i16": (-2**15, 2**15 - 1),
                "i8": (-128, 127), "u8": (0, 255), "i1": (0, 1)}
@@ -173,6 +174,105 @@ class DenseAttr(_Frozen):
         return f"DenseAttr({self.array!r})"
 
 
+# element type of a dense array (MLIR's spelling) -> numpy dtype
+ARRAY_ELEMENT_TYPES = {
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
+    "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+}
+
+
+def _array_numpy_dtype(element_type):
+    name = ARRAY_ELEMENT_TYPES[element_type]
+    return numpy_dtype("bf16") if name == "bfloat16" else np.dtype(name)
+
+
+class DenseArrayAttr(_Frozen):
+    """A 1-d array of integers, bools or floats of one element type, MLIR's `array<i64: 0, 1>`
+    (not a tuple, which is MLIR's `[0, 1]`). `array` is a read-only numpy copy; floats keep their
+    exact bits."""
+    __slots__ = ("array",)
+
+    def __init__(self, values=(), element_type="i64"):
+        if element_type not in ARRAY_ELEMENT_TYPES:
+            raise ValueError(f"a dense array's element type is one of "
+                             f"{', '.join(ARRAY_ELEMENT_TYPES)}, got {element_type!r}")
+        dt = _array_numpy_dtype(element_type)
+        if isinstance(values, np.ndarray) and values.dtype == dt:
+            arr = values
+        elif element_type in FLOAT_DTYPES:
+            arr = round_float(np.asarray(values, dtype=np.float64), element_type)
+        else:
+            items = list(values)
+            for x in items:
+                if element_type == "i1":
+                    if not isinstance(x, (bool, np.bool_)) and x not in (0, 1):
+                        raise ValueError(f"an i1 array holds booleans, got {x!r}")
+                else:
+                    x = operator.index(x)
+                    info = np.iinfo(dt)
+                    if not info.min <= x <= info.max:
+                        raise ValueError(f"{x} does not fit in {element_type}")
+            arr = np.array(items, dtype=dt)
+        if arr.ndim != 1:
+            raise ValueError(f"a dense array is 1-d, got shape {arr.shape}")
+        arr = np.frombuffer(arr.tobytes(), dtype=dt)
+        object.__setattr__(self, "array", arr)
+        self._init_key((element_type, arr.tobytes()))
+
+    element_type = property(lambda self: self._key[0])
+
+    @property
+    def values(self):
+        """The elements as Python ints, bools or floats."""
+        return tuple(self.array.tolist())
+
+    def __len__(self):
+        return len(self.array)
+
+    def __repr__(self):
+        return f"DenseArrayAttr({list(self.values)!r}, {self._key[0]!r})"
+
+
+class OpaqueAttr(_Frozen):
+    """An attribute of a dialect accy does not know, kept as its text: `#dialect.name`,
+    `#dialect<body>` or `#dialect.name<body>` (`#stablehlo<comparison_direction LT>`). The body's
+    brackets balance and its strings close; `#name` alone is an attribute alias."""
+    __slots__ = ()
+
+    def __init__(self, text):
+        if not isinstance(text, str) or not is_dialect_symbol(text, "#"):
+            raise ValueError(f"opaque attribute text is '#dialect.name' or '#dialect' with a "
+                             f"balanced <...> body on one line, got {text!r}")
+        check_text(text, "opaque attribute text")
+        self._init_key((text,))
+
+    text = property(lambda self: self._key[0])
+
+    def __repr__(self):
+        return f"OpaqueAttr({self._key[0]!r})"
+
+
+class PropertyDict(dict):
+    """The attributes of an op the Context does not know (an unregistered op), when its text
+    gave some of them as properties (`<{...}>`): `properties` names those, so that the op
+    prints back as it was read (Builder.create takes one to build such an op). Registered ops
+    print their schema's attributes as properties."""
+    __slots__ = ("properties",)
+
+    def __init__(self, items, properties):
+        dict.__init__(self, items)
+        self.properties = frozenset(k for k in properties if k in self)
+
+
+def copy_attributes(attrs):
+    """A copy of an op's attribute dict, keeping which of them are properties."""
+    if type(attrs) is PropertyDict:
+        return PropertyDict(attrs, attrs.properties)
+    return dict(attrs)
+
+
 class SymbolRefAttr(_Frozen):
     """A reference to a symbol by name, written `@name`."""
     __slots__ = ()
@@ -202,12 +302,12 @@ class UnitAttr(_Frozen):
 
 UNIT = UnitAttr()
 ATTRIBUTE_CLASSES = (bool, int, str, tuple, Type, IntAttr, FloatAttr, DictAttr, DenseAttr,
-                     SymbolRefAttr, UnitAttr)
+                     DenseArrayAttr, OpaqueAttr, SymbolRefAttr, UnitAttr)
 
 
 # already-checked values (immutable, validated when constructed): returned as they are
-_SELF_CHECKED = frozenset({bool, IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr, UnitAttr,
-                           TensorType})
+_SELF_CHECKED = frozenset({bool, IntAttr, FloatAttr, DictAttr, DenseAttr, DenseArrayAttr,
+                           OpaqueAttr, SymbolRefAttr, UnitAttr, TensorType})
 
 _FLAT = frozenset({bool, int, IntAttr, FloatAttr, SymbolRefAttr, UnitAttr, TensorType})
 
@@ -253,8 +353,10 @@ def attribute_bytes(value):
     """Estimated bytes an attribute holds, for `Capacity.max_attribute_bytes`."""
     if type(value) in _FLAT:
         return 32
-    if isinstance(value, DenseAttr):
+    if isinstance(value, (DenseAttr, DenseArrayAttr)):
         return 64 + value.array.nbytes
+    if isinstance(value, OpaqueAttr):
+        return 48 + len(value.text)
     if isinstance(value, str):
         return 48 + len(value)
     if isinstance(value, tuple):
@@ -264,5 +366,6 @@ def attribute_bytes(value):
     return 32
 
 
-__all__ = ["IntAttr", "FloatAttr", "DictAttr", "DenseAttr", "SymbolRefAttr", "UnitAttr", "UNIT",
+__all__ = ["IntAttr", "FloatAttr", "DictAttr", "DenseAttr", "DenseArrayAttr", "OpaqueAttr",
+           "PropertyDict", "SymbolRefAttr", "UnitAttr", "UNIT",
            "check_attribute", "check_text", "attribute_bytes", "DTYPES", "FLOAT_DTYPES", "INT_DTYPES"]

@@ -1,5 +1,5 @@
 """The `builtin` dialect: module, func, return, call."""
-from .attributes import SymbolRefAttr
+from .attributes import DictAttr, SymbolRefAttr
 from .registry import (OpDef, VARIADIC, register_dialect, TERMINATOR, PURE, NO_TERMINATOR,
                        SINGLE_BLOCK, SYMBOL, SYMBOL_TABLE, ISOLATED_FROM_ABOVE,
                        GRAPH_REGION)
@@ -14,6 +14,15 @@ def _verify_module(op):
 
 def _verify_func(op):
     ftype = op.attributes["function_type"]
+    visibility = op.attributes.get("sym_visibility", "public")
+    if visibility not in ("public", "private", "nested"):
+        return f"sym_visibility is 'public', 'private' or 'nested', not {visibility!r}"
+    for name, types in (("arg_attrs", ftype.inputs), ("res_attrs", ftype.results)):
+        per = op.attributes.get(name)
+        if per is not None and (len(per) != len(types) or
+                                not all(isinstance(d, DictAttr) for d in per)):
+            return (f"{name} is one dictionary per function "
+                    f"{'input' if name == 'arg_attrs' else 'result'} ({len(types)}), got {per!r}")
     entry = op.regions[0].entry
     if entry is None:
         return None                     # a declaration: no body
@@ -74,7 +83,8 @@ register_dialect("builtin", [
           verify=_verify_module),
     OpDef("builtin.func", regions=1,
           attributes={"sym_name": (str, True), "function_type": (FunctionType, True),
-                      "sym_visibility": (str, False)},
+                      "sym_visibility": (str, False), "arg_attrs": (tuple, False),
+                      "res_attrs": (tuple, False)},
           traits=ISOLATED_FROM_ABOVE | SYMBOL, verify=_verify_func),
     OpDef("builtin.return", operands=(0, VARIADIC), traits=TERMINATOR | PURE,
           verify=_verify_return),

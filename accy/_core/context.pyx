@@ -18,7 +18,8 @@ from collections import namedtuple
 from accy.errors import CapacityError, IRError, VerifyError
 from accy._core import registry as _registry
 from accy._core.types import Type
-from accy._core.attributes import check_attribute, check_text, attribute_bytes
+from accy._core.attributes import (check_attribute, check_text, attribute_bytes,
+                                   copy_attributes, PropertyDict)
 from accy._core.capacity import Capacity
 
 DEFAULT_CAPACITY = Capacity()   # frozen: one instance serves every Context made without one
@@ -1092,7 +1093,7 @@ cdef int32_t clone_with_maps(Context src, int32_t root, Context dst, dict mappin
             op = ops[i]
             o = OP(src, op)
             new = build_op(dst, nmap[o.name], NULL, o.n_operands, NULL, o.n_results,
-                           o.n_regions, dict(attrs_of[i]) if has_attrs[i] else None)
+                           o.n_regions, copy_attributes(attrs_of[i]) if has_attrs[i] else None)
             newops[i] = new
             o = OP(src, op)
             for j in range(o.n_results):
@@ -1361,7 +1362,7 @@ cdef class Operation:
         check_text(name, "an attribute name")
         value = check_attribute(value)
         old = c.op_attrs.get(op) or {}
-        new = dict(old)
+        new = copy_attributes(old)
         new[name] = value
         cdef Py_ssize_t delta = dict_attr_bytes(new) - dict_attr_bytes(old)
         c.check_capacity(0, 0, 0, delta)
@@ -1375,7 +1376,7 @@ cdef class Operation:
         d = c.op_attrs.get(op)
         if not d or name not in d:
             raise KeyError(name)
-        d = dict(d)
+        d = copy_attributes(d)
         c.attr_bytes -= len(name) + attribute_bytes(d.pop(name))
         if d:
             c.op_attrs[op] = d
@@ -1968,7 +1969,8 @@ cdef class Builder:
 
     def create(self, str name, operands=(), result_types=None, attributes=None, regions=None):
         """Create op `name`. Result types are inferred from the registry when not given;
-        `regions` defaults to the registered count (0 for unregistered ops)."""
+        `regions` defaults to the registered count (0 for unregistered ops). An unregistered op
+        given a PropertyDict keeps which attributes are its properties."""
         cdef Context c = self.context
         cdef int32_t nid = c.name_id(name)
         cdef NameRec* row = c.names + nid
@@ -1986,8 +1988,11 @@ cdef class Builder:
         if attributes:
             if not isinstance(attributes, Mapping):
                 raise TypeError("attributes must be a mapping of names to attribute values")
+            given = attributes
             attributes = {check_text(k, "an attribute name"): check_attribute(v)
                           for k, v in attributes.items()}
+            if type(given) is PropertyDict and c.op_defs[nid] is None:
+                attributes = PropertyDict(attributes, (<object>given).properties)
         else:
             attributes = None
         if result_types is None:

@@ -52,7 +52,7 @@ cdef uint64_t op_hash(Context c, int32_t op, object attrs) except? 0:
     return h
 
 
-cdef frozenset strict_attributes(dict attrs):
+cdef frozenset strict_attributes(object attrs):      # a dict or a PropertyDict
     return frozenset((k, attribute_key(v)) for k, v in attrs.items())
 
 

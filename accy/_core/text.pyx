@@ -9,8 +9,35 @@ either form, even mixed, op by op:
 
 The pretty form drops the quotes, the operand parentheses and the operand types (known from the
 definitions). Registered ops print their schema attributes as properties `<{...}>`, everything
-else in `{...}`; the parser merges both. Values and blocks are renumbered in order of appearance,
-so printed text and the fingerprint do not depend on names or ids.
+else in `{...}`; the parser merges both. An unregistered op keeps which attributes its text gave
+as properties (a PropertyDict) and prints them so again. Values and blocks are renumbered in
+order of appearance, so printed text and the fingerprint do not depend on names or ids.
+
+The generic form is read as MLIR and JAX print it:
+
+  #name = attribute            an attribute alias, at the top level, defined before its uses
+  #name = loc(...)             a location alias; it may follow its uses, as MLIR prints them
+  !name = type                 a type alias; aliases are printed inline, not as aliases
+  op ... loc(...)              after an op, and after a block argument's type; read and dropped
+                               (accy keeps no locations): unknown, "file":line:col [to ...],
+                               "name", "name"(loc), callsite(loc at loc), fused<attr>[loc, ...],
+                               #alias
+  array<i64: 0, 1>, array<f32> a dense array (DenseArrayAttr) of any element type MLIR has
+  #dialect<body>, #dialect.name<body>, #dialect.name, !dialect.name<body>
+                               an attribute or type of a dialect accy does not know, kept as its
+                               text (OpaqueAttr, OpaqueType); a body is scanned as MLIR scans it:
+                               <>, (), [] and {} nest and match, strings are skipped, '->' is an
+                               arrow, and it closes on its line
+  dense<[[1, 2], [3, 4]]>, dense<1.5> (a splat), dense<> (no elements),
+  dense<"0x0000803F">          raw little-endian element bytes (one element's worth: a splat;
+                               i1 is a byte per element), dense<0xFF800000> and
+  dense<[0x7FC00000, 1.0]>     hex elements of a float tensor: the element's bit pattern (how
+                               MLIR writes nan and inf); complex constants are refused
+
+Element types are accy's dtypes in MLIR's spelling (u8 prints as ui8; u8 still reads). MLIR's
+other integer and float types (ui32, si32, index, f8E4M3FN), dynamic and unranked shapes,
+encodings, complex and non-tensor types are ParseErrors naming the type; so are block
+successors. Float literals always print with a '.', as MLIR reads them (1.0e-05).
 """
 import hashlib
 import math
@@ -28,11 +55,12 @@ from accy._core.context cimport (
     add_argument, replace_all_uses, drop_uses_of, new_placeholder, free_placeholder, op_handle,
     as_module,
 )
-from accy._core.types import (Type, TensorType, FunctionType, OpaqueType, TYPE_KINDS, DTYPES,
-                              FLOAT_DTYPES, INT_DTYPES)
-from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, SymbolRefAttr,
-                                   UnitAttr, UNIT, check_attribute, _float_to_bits,
-                                   _bits_to_array, _FLOAT_BITS)
+from accy._core.types import (Type, TensorType, FunctionType, OpaqueType, TYPE_KINDS,
+                              FLOAT_DTYPES, TEXT_NAMES, TEXT_DTYPES, body_end, dtype_from_text)
+from accy._core.attributes import (IntAttr, FloatAttr, DictAttr, DenseAttr, DenseArrayAttr,
+                                   OpaqueAttr, PropertyDict, SymbolRefAttr, UnitAttr, UNIT,
+                                   ARRAY_ELEMENT_TYPES, check_attribute,
+                                   _float_to_bits, _bits_to_array, _FLOAT_BITS)
 from accy._core.types import numpy_dtype, round_float
 from accy.errors import ParseError, CapacityError, AccyError, IRError
 from accy._core.registry import ISOLATED_FROM_ABOVE
@@ -45,6 +73,13 @@ cdef enum:
     DENSE_LIST_LIMIT = 1024
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
+_ALIAS_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*(?![A-Za-z0-9_$.])")
+LOCATION = object()     # what a `#name = loc(...)` alias stands for (locations are not kept)
+# MLIR builtin attributes accy has no value for
+_UNSUPPORTED_ATTRS = {"dense_resource": "resource blobs", "sparse": "sparse elements",
+                      "affine_map": "affine maps", "affine_set": "affine sets",
+                      "strided": "strided layouts", "distinct": "distinct attributes",
+                      "opaque": "opaque elements", "loc": "location attributes"}
 MAX_MESSAGE = 400   # characters of a parse error's message; the source line shown is cut too
 
 
@@ -114,8 +149,8 @@ def _float_text(bits, str dtype):
     value = _bits_to_array(bits, dtype)[0]
     if math.isfinite(float(value)):
         text = repr(float(value)) if dtype == "f64" else str(value)
-        if "e" not in text and "." not in text:
-            text += ".0"
+        if "." not in text:             # MLIR's float literals have a '.': 1.0, 1.0e-05
+            text = text.replace("e", ".0e") if "e" in text else text + ".0"
         if _float_to_bits(float(text), dtype) == bits:
             return text
     return f"0x{bits:0{_FLOAT_BITS[dtype] // 4}X}"
@@ -139,7 +174,7 @@ def attr_text(a):
         text = float_text(a.bits, a.dtype)
         return text if a.dtype == "f64" and not text.startswith("0x") else f"{text} : {a.dtype}"
     if isinstance(a, IntAttr):
-        return f"{a.value} : {a.dtype}"
+        return f"{a.value} : {TEXT_NAMES.get(a.dtype, a.dtype)}"
     if isinstance(a, DictAttr):
         return "{" + ", ".join([f"{_key_str(k)} = {attr_text(v)}" for k, v in a.items()]) + "}"
     if isinstance(a, SymbolRefAttr):
@@ -148,6 +183,10 @@ def attr_text(a):
         return "unit"
     if isinstance(a, DenseAttr):
         return f"dense<{_dense_body(a)}> : {a.type}"
+    if isinstance(a, DenseArrayAttr):
+        return _dense_array_text(a)
+    if isinstance(a, OpaqueAttr):
+        return a.text
     raise TypeError(f"cannot print attribute {a!r}")
 
 
@@ -165,7 +204,7 @@ def _dense_body(a):
     elif arr.size == 0 and arr.ndim != 1:
         return '"0x' + arr.tobytes().hex().upper() + '"'
     if dtype in FLOAT_DTYPES:
-        bits = arr.reshape(-1).view({64: np.uint64, 32: np.uint32, 16: np.uint16}[_FLOAT_BITS[dtype]])
+        bits = arr.reshape(-1).view(_UINT_OF_BITS[_FLOAT_BITS[dtype]])
         texts = [float_text(int(b), dtype) for b in bits]
         if any(t.startswith("0x") for t in texts):
             return '"0x' + full.tobytes().hex().upper() + '"'
@@ -177,6 +216,25 @@ def _dense_body(a):
     if splat or arr.ndim == 0 or (arr.size > 1 and all(x == flat[0] for x in flat)):
         return flat[0]
     return _nest(flat, arr.shape)
+
+
+_UINT_OF_BITS = {64: np.uint64, 32: np.uint32, 16: np.uint16}
+
+
+def _dense_array_text(a):
+    """`array<i64: 1, 2>`, `array<i64>` when empty; floats exactly (hex bits where decimal text
+    would not read back), as MLIR prints them."""
+    etype = a.element_type
+    arr = a.array
+    if not len(arr):
+        return f"array<{etype}>"
+    if etype == "i1":
+        items = ["true" if x else "false" for x in arr.tolist()]
+    elif etype in FLOAT_DTYPES:
+        items = [float_text(int(b), etype) for b in arr.view(_UINT_OF_BITS[_FLOAT_BITS[etype]])]
+    else:
+        items = [str(x) for x in arr.tolist()]
+    return f"array<{etype}: {', '.join(items)}>"
 
 
 def _nest(list flat, tuple shape):
@@ -242,7 +300,12 @@ cdef class Printer:
         attrs = c.op_attrs.get(op) if c.op_attrs else None
         if attrs:
             opdef = c.op_defs[o.name]
-            schema = opdef.attributes if opdef is not None else ()
+            if opdef is not None:
+                schema = opdef.attributes
+            elif type(attrs) is PropertyDict:       # an unregistered op, as its text gave it
+                schema = (<object>attrs).properties
+            else:
+                schema = ()
             props = sorted([k for k in attrs if k in schema])
             rest = sorted([k for k in attrs if k not in schema])
             if props:
@@ -405,6 +468,9 @@ cdef class Parser:
     cdef _Ids ids
     cdef bytes last_type
     cdef int32_t last_type_id
+    cdef dict attr_aliases   # `#name = ...` at the top level: name -> attribute, or LOCATION
+    cdef dict type_aliases   # `!name = ...`: name -> Type
+    cdef dict loc_uses       # `loc(#name)` before `#name` is defined: name -> position
 
     def __init__(self, Context c, bytes data):
         self.c = c
@@ -423,6 +489,9 @@ cdef class Parser:
         self.ids = _Ids()
         self.last_type = None
         self.last_type_id = -1
+        self.attr_aliases = {}
+        self.type_aliases = {}
+        self.loc_uses = {}
 
     # -- errors and lexing --
     cdef error(self, str message, Py_ssize_t at=-1):
@@ -574,26 +643,49 @@ cdef class Parser:
         return 0
 
     # -- types --
-    cdef Py_ssize_t match_brackets(self, Py_ssize_t p, char open_ch, char close_ch) except -1:
-        """Position just after the bracket closing the one at `p`."""
-        cdef int level = 0
-        cdef Py_ssize_t start = p
-        while p < self.end:
-            if self.s[p] == open_ch:
-                level += 1
-            elif self.s[p] == close_ch and not (close_ch == b'>' and p > start and
-                                                 self.s[p - 1] == b'-'):
-                level -= 1
-                if level == 0:
-                    return p + 1
-            elif self.s[p] == b'"':
+    cdef Py_ssize_t body_end(self, Py_ssize_t p) except -1:
+        """Position just after the group that opens at `p` ('<', '(', '[' or '{'), scanned as
+        MLIR scans a dialect body (the rules of accy._core.types.body_end): the four bracket
+        kinds nest and match, '->' is an arrow, strings are skipped, an angle-bracket body closes
+        on its line, and nothing nests more than MAX_DEPTH deep."""
+        cdef char stack[MAX_DEPTH]
+        cdef int n = 0, angles = 0
+        cdef Py_ssize_t start = p, q, end = self.end
+        cdef const char* s = self.s
+        cdef char ch, want
+        while p < end:
+            ch = s[p]
+            if ch == b'<' or ch == b'(' or ch == b'[' or ch == b'{':
+                if n == MAX_DEPTH:
+                    self.error(f"nesting too deep: brackets nested more than {MAX_DEPTH} levels",
+                               p)
+                stack[n] = ch
+                n += 1
+                angles += ch == b'<'
+            elif ch == b'-' and p + 1 < end and s[p + 1] == b'>':
                 p += 1
-                while p < self.end and self.s[p] != b'"':
-                    p += 2 if self.s[p] == b'\\' else 1
-            elif self.s[p] == b'\n' and open_ch == b'<':
+            elif ch == b'>' or ch == b')' or ch == b']' or ch == b'}':
+                want = b'<' if ch == b'>' else b'(' if ch == b')' else b'[' if ch == b']' else b'{'
+                if n == 0 or stack[n - 1] != want:
+                    self.error(f"unbalanced '{chr(ch)}'", p)
+                n -= 1
+                angles -= ch == b'>'
+                if n == 0:
+                    return p + 1
+            elif ch == b'"':
+                q = p
+                p += 1
+                while p < end and s[p] != b'"' and s[p] != b'\n':
+                    p += 2 if s[p] == b'\\' else 1
+                if p >= end or s[p] != b'"':
+                    self.error("unterminated string", q)
+            elif (ch == b'\n' or ch == b'\r') and angles:
                 break
+            elif ch == b'/' and p + 1 < end and s[p + 1] == b'/':
+                self.error("a '//' comment inside a bracketed body", p)
             p += 1
-        self.error(f"unbalanced '{chr(open_ch)}'", start)
+        self.error(f"unbalanced '{chr(stack[n - 1] if n else s[start])}': it does not close on "
+                   f"its line", start)
 
     cdef Py_ssize_t type_end(self, Py_ssize_t p) except -1:
         """Position after the type text starting at `p` (no whitespace skipping inside)."""
@@ -601,7 +693,7 @@ cdef class Parser:
         if p >= self.end:
             self.error("expected a type", p)
         if self.s[p] == b'(':
-            q = self.match_brackets(p, b'(', b')')
+            q = self.body_end(p)
             while q < self.end and self.s[q] in b' \t\r\n':
                 q += 1
             if q + 1 < self.end and self.s[q] == b'-' and self.s[q + 1] == b'>':
@@ -609,7 +701,7 @@ cdef class Parser:
                 while q < self.end and self.s[q] in b' \t\r\n':
                     q += 1
                 if q < self.end and self.s[q] == b'(':
-                    return self.match_brackets(q, b'(', b')')   # a result list
+                    return self.body_end(q)                 # a result list
                 return self.type_end(q)
             self.error("expected '->' in a function type", q)
         if self.s[p] == b'!' or is_ident_start(self.s[p]):
@@ -617,7 +709,10 @@ cdef class Parser:
             while q < self.end and is_ident_char(self.s[q]) and self.s[q] != b'-':
                 q += 1
             if q < self.end and self.s[q] == b'<':
-                q = self.match_brackets(q, b'<', b'>')
+                p = q + 1                       # a flat body (tensor<4xf32>) needs no stack
+                while p < self.end and is_ident_char(self.s[p]) and self.s[p] != b'-':
+                    p += 1
+                q = p + 1 if p < self.end and self.s[p] == b'>' else self.body_end(q)
             return q
         self.error("expected a type", p)
 
@@ -641,7 +736,7 @@ cdef class Parser:
             text = key.decode("utf-8")
             if _nesting(text) > MAX_DEPTH:
                 raise _TypeTextError(f"nesting too deep: more than {MAX_DEPTH} levels")
-            t = type_from_text(text)
+            t = type_from_text(text, 0, self.type_aliases)
         except (_TypeTextError, ValueError, TypeError, UnicodeDecodeError) as e:
             self.error(f"bad type: {e}", start)
         cdef int32_t tid = self.c.type_id(t)
@@ -698,11 +793,118 @@ cdef class Parser:
                 return UNIT
             if self.at_keyword(b"dense", 5):
                 return self.parse_dense()
+            if ch == b'#':
+                return self.hash_attr()
+            if self.at_keyword(b"array", 5):
+                return self.parse_dense_array()
+            if is_ident_start(ch):
+                self.refuse_builtin_attr()
             if ch == b'(' or ch == b'!' or is_ident_start(ch):
                 return self.parse_type_obj()
             self.error("expected an attribute value")
         finally:
             self.depth -= 1
+
+    cdef Py_ssize_t symbol_name_end(self, Py_ssize_t p):
+        """End of the name of `#name` / `!name` starting at p (after the sigil): letters, digits,
+        '_', '$' and '.'."""
+        while p < self.end and (is_ident_start(self.s[p]) or is_digit(self.s[p]) or
+                                self.s[p] == b'.' or self.s[p] == b'$'):
+            p += 1
+        return p
+
+    cdef object hash_attr(self):
+        """`#dialect<...>`, `#dialect.name<...>` or `#dialect.name` (kept as text), or `#alias`."""
+        cdef Py_ssize_t start = self.pos
+        cdef Py_ssize_t p = self.symbol_name_end(start + 1)
+        if p == start + 1 or not is_ident_start(self.s[start + 1]):
+            self.error("expected an attribute alias or a dialect attribute after '#'", start)
+        name = PyBytes_FromStringAndSize(self.s + start + 1, p - start - 1).decode()
+        if p < self.end and self.s[p] == b'<':
+            p = self.body_end(p)
+        elif "." not in name:
+            self.pos = p
+            value = self.attr_aliases.get(name)
+            if value is None:
+                self.error(f"undefined attribute alias #{name} (an alias is defined before its "
+                           f"first use: '#{name} = ...' at the top level)", start)
+            if value is LOCATION:
+                self.error(f"#{name} is a location; a location is not an attribute value",
+                           start)
+            return value
+        self.pos = p
+        text = PyBytes_FromStringAndSize(self.s + start, p - start).decode("utf-8")
+        if self.type_aliases or self.attr_aliases:
+            text = self.expand_aliases(text)
+        try:
+            return OpaqueAttr(text)
+        except ValueError as e:
+            self.error(f"bad dialect attribute: {e}", start)
+
+    cdef str expand_aliases(self, str text):
+        """`text` (a dialect body) with the aliases it names replaced by their text: the
+        aliases are not printed, so the body must not name them."""
+        out = []
+        cdef Py_ssize_t i = 0, j, n = len(text), last = 0
+        while i < n:
+            ch = text[i]
+            if ch == '"':
+                i += 1
+                while i < n and text[i] != '"':
+                    i += 2 if text[i] == "\\" else 1
+            elif (ch == "#" or ch == "!") and i > 0:
+                m = _ALIAS_REF.match(text, i + 1)
+                if m is not None and not text.startswith("<", m.end()):
+                    name = m.group(0)
+                    value = (self.attr_aliases.get(name) if ch == "#"
+                             else self.type_aliases.get(name))
+                    if value is not None and value is not LOCATION:
+                        out.append(text[last:i])
+                        out.append(attr_text(value))
+                        last = m.end()
+                    i = m.end()
+                    continue
+            i += 1
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
+
+    cdef int refuse_builtin_attr(self) except -1:
+        """MLIR's builtin attributes that accy has no value for: a clear error, not 'bad type'."""
+        cdef Py_ssize_t p = self.pos
+        while p < self.end and is_ident_char(self.s[p]) and self.s[p] != b'-':
+            p += 1
+        word = PyBytes_FromStringAndSize(self.s + self.pos, p - self.pos).decode()
+        if word in _UNSUPPORTED_ATTRS and p < self.end and self.s[p] in b'<[(':
+            self.error(f"{_UNSUPPORTED_ATTRS[word]} ({word}{chr(self.s[p])}...) are not "
+                       f"supported")
+        return 0
+
+    cdef object parse_dense_array(self):
+        """`array<i64: 1, 2>` or `array<i64>` (empty)."""
+        cdef Py_ssize_t start = self.pos
+        self.pos += 5
+        self.expect(b'<', "'<' after array")
+        self.skip_ws()
+        cdef Py_ssize_t tpos = self.pos
+        etype = self.ident("an element type").decode()
+        if etype not in ARRAY_ELEMENT_TYPES:
+            self.error(f"a dense array's element type is one of "
+                       f"{', '.join(ARRAY_ELEMENT_TYPES)}, not '{etype}'", tpos)
+        items = []
+        if self.accept(b':'):
+            while True:
+                items.append(self.dense_literal())
+                if not self.accept(b','):
+                    break
+        self.expect(b'>', "',' or '>' in array<...>")
+        if any(isinstance(x, list) for x in items):
+            self.error("a dense array is flat: array<i64: 1, 2>", start)
+        try:
+            return DenseArrayAttr(_array_values(items, etype), etype)
+        except (ValueError, TypeError, OverflowError) as e:
+            self.error(f"bad dense array: {e}", start)
 
     cdef list bracket_list(self, bint dense):
         """`[item, ...]` of attributes, or of dense<...> literal elements."""
@@ -739,9 +941,13 @@ cdef class Parser:
         if self.accept(b':'):
             self.skip_ws()
             dpos = self.pos
-            dtype = self.ident("a dtype").decode()
-            if dtype not in DTYPES:
-                self.error(f"unknown dtype '{dtype}'", dpos)
+            dtext = self.ident("a dtype").decode()
+            dtype = TEXT_DTYPES.get(dtext)
+            if dtype is None:
+                try:
+                    dtype_from_text(dtext)
+                except ValueError as e:
+                    self.error(str(e), dpos)
         try:
             if is_hex:
                 if text.startswith("-"):
@@ -771,6 +977,8 @@ cdef class Parser:
         cdef Py_ssize_t body = self.pos
         if self.peek() == b'"':
             payload = self.string_literal()
+        elif self.peek() == b'>':
+            payload = None                      # dense<>: no elements
         else:
             payload = self.dense_literal()
         self.expect(b'>', "'>' closing dense<...>")
@@ -785,12 +993,21 @@ cdef class Parser:
             raise CapacityError(f"dense<...> of {nbytes} bytes would exceed "
                                 f"Capacity.max_attribute_bytes={self.c.capacity.max_attribute_bytes}")
         try:
-            if type(payload) is str:
+            if payload is None:
+                if t.num_elements:
+                    raise ValueError(f"dense<> has no elements, the type {t.num_elements}")
+                arr = np.zeros(t.shape, dtype=dt)
+            elif type(payload) is str:
                 if not payload.startswith("0x"):
                     raise ValueError("a string dense payload is hex: \"0x...\"")
                 raw = bytes.fromhex(payload[2:])
-                arr = np.frombuffer(raw, dtype=dt)
-                if arr.size != t.num_elements:
+                if t.dtype == "i1":                 # a byte per element, as MLIR writes it
+                    arr = np.frombuffer(raw, dtype=np.uint8) != 0
+                else:
+                    arr = np.frombuffer(raw, dtype=dt)
+                if arr.size == 1 and t.num_elements > 1:        # one element: a splat
+                    arr = np.full(t.shape, arr[0], dtype=arr.dtype)
+                elif arr.size != t.num_elements:
                     raise ValueError(f"hex payload holds {arr.size} elements, the type "
                                      f"{t.num_elements}")
                 arr = arr.reshape(t.shape)
@@ -814,6 +1031,12 @@ cdef class Parser:
             if self.at_keyword(b"false", 5):
                 self.pos += 5
                 return False
+            if ch == b'(':
+                self.error("complex constants (dense<(re, im)>) are not supported")
+            if is_ident_start(ch) or (ch == b'-' and self.pos + 1 < self.end and
+                                      is_ident_start(self.s[self.pos + 1])):
+                self.error("expected a number, true, false or '[' (MLIR writes inf and nan as "
+                           "the hex bit pattern: 0x7F800000 is f32's inf, 0x7FC00000 a nan)")
             if ch == b'-' or is_digit(ch):
                 start = self.pos
                 p = self.pos + 1
@@ -825,6 +1048,121 @@ cdef class Parser:
             self.error("expected a number, true, false or '[' in dense<...>")
         finally:
             self.depth -= 1
+
+    # -- locations (read and dropped: accy's IR keeps none) --
+    cdef int parse_location(self) except -1:
+        """`loc(...)` after an op, a block argument or in a `#name = loc(...)` alias."""
+        self.skip_ws()
+        self.pos += 3
+        self.expect(b'(', "'(' after loc")
+        self.location_body()
+        self.expect(b')', "')' closing loc(...)")
+        return 0
+
+    cdef int location_body(self) except -1:
+        cdef char ch = self.peek()
+        cdef Py_ssize_t start = self.pos, p
+        self.enter()
+        try:
+            if ch == b'#':
+                p = self.symbol_name_end(start + 1)
+                name = PyBytes_FromStringAndSize(self.s + start + 1, p - start - 1).decode()
+                if not _ALIAS_NAME.match(name) or (p < self.end and self.s[p] == b'<'):
+                    self.error("expected a location alias like #loc3", start)
+                self.pos = p
+                value = self.attr_aliases.get(name)
+                if value is None:       # MLIR prints location aliases after their uses
+                    self.loc_uses.setdefault(name, start)
+                elif value is not LOCATION:
+                    self.error(f"#{name} is an attribute, not a location", start)
+            elif self.at_keyword(b"unknown", 7):
+                self.pos += 7
+            elif self.at_keyword(b"callsite", 8):
+                self.pos += 8
+                self.expect(b'(', "'(' after callsite")
+                self.location_body()
+                if not self.at_keyword(b"at", 2):
+                    self.error("expected 'at' in callsite(callee at caller)")
+                self.pos += 2
+                self.location_body()
+                self.expect(b')', "')' closing callsite(...)")
+            elif self.at_keyword(b"fused", 5):
+                self.pos += 5
+                if self.accept(b'<'):
+                    self.parse_attr()
+                    self.expect(b'>', "'>' closing fused<...>")
+                self.expect(b'[', "'[' after fused")
+                if not self.accept(b']'):
+                    while True:
+                        self.location_body()
+                        if self.accept(b']'):
+                            break
+                        self.expect(b',', "',' or ']' in fused[...]")
+            elif ch == b'"':
+                self.string_literal()
+                if self.accept(b':'):               # "file":line[:col] [to [line][:col]]
+                    self.location_number()
+                    if self.accept(b':'):
+                        self.location_number()
+                    if self.at_keyword(b"to", 2):
+                        self.pos += 2
+                        if self.accept(b':'):
+                            self.location_number()
+                        else:
+                            self.location_number()
+                            if self.accept(b':'):
+                                self.location_number()
+                elif self.accept(b'('):             # "name"(child)
+                    self.location_body()
+                    self.expect(b')', "')' closing a name location's child")
+            else:
+                self.error("expected a location: unknown, \"file\":line:column, \"name\", "
+                           "\"name\"(location), callsite(... at ...), fused[...] or #alias")
+        finally:
+            self.depth -= 1
+        return 0
+
+    cdef int location_number(self) except -1:
+        self.skip_ws()
+        cdef Py_ssize_t p = self.pos
+        while p < self.end and is_digit(self.s[p]):
+            p += 1
+        if p == self.pos:
+            self.error("expected a line or column number")
+        self.pos = p
+        return 0
+
+    cdef int parse_alias_definition(self) except -1:
+        """`#name = attribute`, `#name = loc(...)` or `!name = type`, at the top level."""
+        cdef Py_ssize_t start = self.pos
+        cdef char sigil = self.s[start]
+        cdef Py_ssize_t p = self.symbol_name_end(start + 1)
+        name = PyBytes_FromStringAndSize(self.s + start + 1, p - start - 1).decode()
+        if not name or not is_ident_start(self.s[start + 1]):
+            self.error(f"expected an alias name after '{chr(sigil)}'", start)
+        if "." in name:
+            self.error(f"an alias name has no '.' (those name dialect "
+                       f"{'attributes' if sigil == b'#' else 'types'}): {chr(sigil)}{name}",
+                       start)
+        self.pos = p
+        self.expect(b'=', f"'=' after {chr(sigil)}{name} (an alias definition)")
+        if sigil == b'!':
+            if name in self.type_aliases:
+                self.error(f"redefinition of type alias !{name}", start)
+            self.type_aliases[name] = self.parse_type_obj()
+            return 0
+        if name in self.attr_aliases:
+            self.error(f"redefinition of attribute alias #{name}", start)
+        if self.at_keyword(b"loc", 3):
+            self.parse_location()
+            value = LOCATION
+        else:
+            value = self.parse_attr()
+            if name in self.loc_uses:
+                self.error(f"#{name} is used as a location but defined as an attribute", start)
+        self.attr_aliases[name] = value
+        self.loc_uses.pop(name, None)
+        return 0
 
     cdef dict parse_attr_dict(self):
         """`{name = attr, ...}` (a bare name means `= unit`)."""
@@ -953,10 +1291,13 @@ cdef class Parser:
                     break
         cdef Py_ssize_t n_ops = ids.n - base
         cdef dict attrs = None
+        cdef list props = None
         if self.accept2(b'<', b'{'):
             self.pos -= 1
             attrs = self.parse_attr_dict()
             self.expect(b'>', "'>' closing the properties")
+            if attrs and self.c.op_defs[nid] is None:     # unregistered: keep which they were
+                props = list(attrs)
         cdef list regions = None
         if generic and self.peek() == b'(':
             regions = self.parse_region_list(block >= 0 or raw != b"builtin.module")
@@ -969,6 +1310,7 @@ cdef class Parser:
                     if k2 in attrs:
                         self.error(f"attribute '{k2}' given twice")
                     attrs[k2] = a
+        cdef object op_attrs = attrs if props is None else PropertyDict(attrs, props)
         cdef Py_ssize_t n_types = 0
         cdef int32_t t
         cdef ValueRec* vr
@@ -1012,12 +1354,14 @@ cdef class Parser:
                     break
         if not generic and self.peek() == b'(':
             regions = self.parse_region_list(block >= 0 or raw != b"builtin.module")
+        if self.at_keyword(b"loc", 3):
+            self.parse_location()
         if n_results != ids.n - base - n_ops:
             self.error(f"{n_results} result names but {ids.n - base - n_ops} result types", start)
         cdef Py_ssize_t n_regions = len(regions) if regions is not None else 0
         cdef int32_t op = create_op(self.c, nid, ids.p + base, <int32_t>n_ops,
                                     ids.p + base + n_ops, <int32_t>n_results,
-                                    <int32_t>n_regions, attrs)
+                                    <int32_t>n_regions, op_attrs)
         ids.n = base
         if block >= 0:
             append_op(self.c, op, block)
@@ -1153,6 +1497,8 @@ cdef class Parser:
                     self.expect(b':', "':' and the argument type")
                     v = add_argument(self.c, b, self.parse_type())
                     self.define(name, v, npos)
+                    if self.at_keyword(b"loc", 3):
+                        self.parse_location()
                     if self.accept(b')'):
                         break
                     self.expect(b',', "',' or ')' in block arguments")
@@ -1168,8 +1514,20 @@ cdef class Parser:
             self.parse_op(b)
 
     cdef object parse_top(self):
-        while self.peek() != 0:
-            self.parse_op(-1)
+        cdef char ch
+        while True:
+            ch = self.peek()
+            if ch == 0:
+                break
+            if ch == b'#' or ch == b'!':
+                self.parse_alias_definition()
+            elif ch == b'{' and self.pos + 1 < self.end and self.s[self.pos + 1] == b'-':
+                self.error("file metadata ({-# ... #-}: dialect resources) is not supported")
+            else:
+                self.parse_op(-1)
+        if self.loc_uses:
+            name, at = min(self.loc_uses.items(), key=lambda kv: kv[1])
+            self.error(f"undefined location alias #{name}", at)
         if self.forward:
             name, (ph, at) = min(self.forward.items(), key=lambda kv: kv[1][1])
             self.error(f"use of undefined value {name.decode()}", at)
@@ -1211,89 +1569,190 @@ def _dense_from_literal(payload, t, dt):
             return (len(x),) + inner.pop()
         return ()
 
-    def convert(x):
+    def flatten(x, out):
         if isinstance(x, list):
-            return [convert(y) for y in x]
-        if isinstance(x, bool):
-            return x
-        text = str(x)
-        if t.dtype in FLOAT_DTYPES:
-            if text.lower().lstrip("-").startswith("0x"):
-                raise ValueError("hex elements need the \"0x...\" payload form")
-            return float(text)
-        return int(text, 0)
+            for y in x:
+                flatten(y, out)
+        else:
+            out.append(x)
+        return out
 
-    values = convert(payload)
     shape = shape_of(payload)
-    if shape == () and t.dtype in FLOAT_DTYPES:
-        return np.full(t.shape, round_float(np.array(values), t.dtype), dtype=dt)
-    if shape == ():
-        return np.full(t.shape, values, dtype=dt) if t.dtype != "i1" else \
-            np.full(t.shape, bool(values))
-    if shape != t.shape:
+    if shape != () and shape != t.shape:
         raise ValueError(f"literal has shape {shape}, the type {t.shape}")
-    if t.dtype in INT_DTYPES or t.dtype == "i1":
-        info = np.iinfo(dt) if t.dtype != "i1" else None
-        flat = np.array(values, dtype=object).reshape(-1)
-        for x in flat:
-            if info is not None and not info.min <= int(x) <= info.max:
-                raise ValueError(f"{x} does not fit in {t.dtype}")
+    flat = flatten(payload, [])
     if t.dtype in FLOAT_DTYPES:
-        return round_float(np.array(values, dtype=np.float64), t.dtype)
-    return np.array(values).astype(dt)
+        arr = _float_leaves(flat, t.dtype)
+    elif t.dtype == "i1":
+        arr = np.array([_bool_leaf(x) for x in flat], dtype=bool)
+    else:
+        info = np.iinfo(dt)
+        values = [int(x) if isinstance(x, bool) else int(x, 0) for x in flat]
+        for x in values:
+            if not info.min <= x <= info.max:
+                raise ValueError(f"{x} does not fit in {t.dtype}")
+        arr = np.array(values, dtype=dt)
+    if shape == ():
+        return np.full(t.shape, arr[0], dtype=arr.dtype)
+    return arr.reshape(t.shape)
+
+
+def _bool_leaf(x):
+    if isinstance(x, bool):
+        return x
+    if x in ("0", "1"):
+        return x == "1"
+    raise ValueError(f"an i1 element is true or false, not {x}")
+
+
+def _float_leaves(list flat, str dtype):
+    """Leaves (number texts) as a 1-d array of float `dtype`: decimals rounded once, hex
+    integers taken as the element's bit pattern (how MLIR writes nan and inf: 0xFF800000)."""
+    cdef Py_ssize_t k, n = len(flat)
+    cdef int width = _FLOAT_BITS[dtype]
+    values = np.zeros(n, dtype=np.float64)
+    patterns = []
+    for k in range(n):
+        x = flat[k]
+        if isinstance(x, bool):
+            raise ValueError(f"{'true' if x else 'false'} is not a {dtype} value")
+        text = str(x)
+        if text[:2] in ("0x", "0X"):
+            bits = int(text, 16)
+            if bits >> width:
+                raise ValueError(f"hex float {text} does not fit in {dtype}")
+            patterns.append((k, bits))
+        elif text[:3] in ("-0x", "-0X"):
+            raise ValueError(f"a hex float is the element's bit pattern, its sign bit included: "
+                             f"{text} has a '-'")
+        else:
+            values[k] = float(text)
+    arr = round_float(values, dtype)
+    if patterns:
+        words = arr.view(_UINT_OF_BITS[width]).copy()
+        for k, bits in patterns:
+            words[k] = bits
+        arr = words.view(arr.dtype)
+    return arr
+
+
+def _array_values(list items, str etype):
+    """array<etype: ...>'s leaves as what DenseArrayAttr takes."""
+    if etype == "i1":
+        return [_bool_leaf(x) for x in items]
+    if etype in FLOAT_DTYPES:
+        return _float_leaves(items, etype)
+    for x in items:
+        if isinstance(x, bool):
+            raise ValueError(f"{'true' if x else 'false'} is not a {etype} value")
+    return [int(x, 0) for x in items]
 
 
 # ---- type text --------------------------------------------------------------------------------
 
-def type_from_text(str text, int depth=0):
-    """Parse one type's complete text."""
+_ALIAS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")     # no '.': those name dialects
+# MLIR's builtin types that are not tensors, and why accy has none of them
+_NOT_TENSORS = {"vector": "vector types", "memref": "memref types", "tuple": "tuple types",
+                "complex": "complex types", "none": "the none type", "index": "the index type"}
+
+
+def type_from_text(str text, int depth=0, dict aliases=None):
+    """Parse one type's complete text; `!name` is looked up in `aliases` (name -> Type)."""
     if depth > MAX_DEPTH:
         raise _TypeTextError(f"nesting too deep: more than {MAX_DEPTH} levels")
     text = text.strip()
     if text.startswith("tensor<"):
-        if not text.endswith(">"):
-            raise _TypeTextError(f"'{text}' is not a tensor type")
-        body = text[7:-1].strip()
-        parts = body.split("x")
-        dtype = parts[-1].strip()
-        dims = []
-        for d in parts[:-1]:
-            d = d.strip()
-            if d == "?":
-                raise _TypeTextError("dynamic dimensions are not supported (static shapes only)")
-            if not d.isdigit():
-                raise _TypeTextError(f"bad dimension '{d}' in '{text}'")
-            dims.append(int(d))
-        if dtype not in DTYPES:
-            raise _TypeTextError(f"unknown element type '{dtype}' in '{text}'")
-        return TensorType(dtype, dims)
+        return _tensor_type(text)
     if text.startswith("("):
-        level = 0
-        for i, ch in enumerate(text):
-            level += ch == "("
-            level -= ch == ")"
-            if level == 0:
-                break
-        inputs = _split_types(text[1:i], depth + 1)
-        rest = text[i + 1:].strip()
+        i = _group_end(text, 0)
+        inputs = _split_types(text[1:i - 1], depth + 1, aliases)
+        rest = text[i:].strip()
         if not rest.startswith("->"):
             raise _TypeTextError("expected '->' in a function type")
         rest = rest[2:].strip()
-        if rest.startswith("(") and _closing(rest) == len(rest) - 1:
-            results = _split_types(rest[1:-1], depth + 1)
+        if rest.startswith("(") and _group_end(rest, 0) == len(rest):
+            results = _split_types(rest[1:-1], depth + 1, aliases)
         else:
-            results = [type_from_text(rest, depth + 1)]
+            results = [type_from_text(rest, depth + 1, aliases)]
         return FunctionType(inputs, results)
     if text.startswith("!"):
+        if _ALIAS_NAME.match(text, 1):
+            if aliases is not None and text[1:] in aliases:
+                return aliases[text[1:]]
+            raise _TypeTextError(f"undefined type alias '{text}' (an alias is defined before "
+                                 f"its first use: '{text} = type' at the top level)")
         return OpaqueType(text)
     keyword = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text)
     if keyword and keyword.group(0) in TYPE_KINDS:
         return TYPE_KINDS[keyword.group(0)](text)
+    if keyword and (keyword.group(0) in _NOT_TENSORS or keyword.group(0) in TEXT_DTYPES or
+                    re.fullmatch(r"(ui|si|i|f)[0-9]+|bf16|tf32", keyword.group(0))):
+        what = _NOT_TENSORS.get(keyword.group(0), "scalar types")
+        raise _TypeTextError(f"{what} ('{text}') are not supported: accy's values are static "
+                             f"tensors "
+                             f"(tensor<...>)" + (f", e.g. tensor<{text}>"
+                                                  if keyword.group(0) in TEXT_DTYPES else ""))
     raise _TypeTextError(f"unknown type '{text}'")
 
 
+def _tensor_type(str text):
+    """`tensor<2x3xf32>`: static dims, an element type accy has, no encoding."""
+    if _group_end(text, 6) != len(text):
+        raise _TypeTextError(f"'{text}' is not a tensor type")
+    body = text[7:-1].strip()
+    dims = []
+    cdef Py_ssize_t i = 0, j, n = len(body)
+    while True:
+        j = i
+        while j < n and "0" <= body[j] <= "9":
+            j += 1
+        if j > i and j < n and body[j] == "x":
+            dims.append(int(body[i:j]))
+            i = j + 1
+            continue
+        if body.startswith("?", i):
+            raise _TypeTextError(f"dynamic shapes are not supported: '{text}' has a dynamic "
+                                 f"dimension (accy's tensors have static shapes)")
+        if body.startswith("*", i):
+            raise _TypeTextError(f"dynamic shapes are not supported: '{text}' is unranked "
+                                 f"(accy's tensors have static shapes)")
+        break
+    element = body[i:].strip()
+    if _top_level_comma(element) >= 0:
+        raise _TypeTextError(f"tensor encodings are not supported ('{text}')")
+    try:
+        dtype = dtype_from_text(element)
+    except ValueError as e:
+        raise _TypeTextError(f"{e} in '{text}'") from None
+    return TensorType(dtype, dims)
+
+
+def _group_end(str text, Py_ssize_t i):
+    """Index after the bracket group opening at text[i] (accy._core.types.body_end's rules)."""
+    try:
+        return body_end(text, i)
+    except ValueError as e:
+        raise _TypeTextError(f"{e} in '{text}'") from None
+
+
+def _top_level_comma(str text):
+    """Index of the first ',' outside brackets and strings, or -1."""
+    cdef Py_ssize_t i = 0, n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == ",":
+            return i
+        if ch in "<([{":
+            i = _group_end(text, i)
+            continue
+        if ch == '"':
+            raise _TypeTextError(f"unexpected string in '{text}'")
+        i += 1
+    return -1
+
+
 def _nesting(str text):
-    """Deepest bracket nesting in a type's text."""
+    """Deepest bracket nesting in a type's text (bounds the recursion of type_from_text)."""
     depth = deepest = 0
     for i, ch in enumerate(text):
         if ch in "(<":
@@ -1304,34 +1763,18 @@ def _nesting(str text):
     return deepest
 
 
-def _closing(str text):
-    """Index of the bracket closing text[0] (the '>' of '->' is not a bracket)."""
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch in "(<":
-            depth += 1
-        elif ch in ")>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
-            depth -= 1
-        if depth == 0:
-            return i
-    return -1
-
-
-def _split_types(str text, int depth):
+def _split_types(str text, int depth, dict aliases):
     text = text.strip()
     if not text:
         return []
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "(<":
-            depth += 1
-        elif ch in ")>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(type_from_text(text[start:i], depth))
-            start = i + 1
-    out.append(type_from_text(text[start:], depth))
-    return out
+    out = []
+    while True:
+        i = _top_level_comma(text)
+        if i < 0:
+            out.append(type_from_text(text, depth, aliases))
+            return out
+        out.append(type_from_text(text[:i], depth, aliases))
+        text = text[i + 1:]
 
 
 def parse(text, Context context=None, *, verify=True):

@@ -22,6 +22,11 @@ DTYPES = {
     "i64": ("int64", 64), "i32": ("int32", 32), "i16": ("int16", 16), "i8": ("int8", 8),
     "u8": ("uint8", 8), "i1": ("bool", 1),
 }
+# How dtypes are spelled in text where the spelling differs from the name: MLIR's, so that text
+# passing through accy stays MLIR's (`u8` is still read, as accy's older spelling).
+TEXT_NAMES = {"u8": "ui8"}
+TEXT_DTYPES = {**{name: name for name in DTYPES},
+               **{text: name for name, text in TEXT_NAMES.items()}}
 MAX_ELEMENTS = 2**63 - 1     # element counts and dims fit in a signed 64-bit index
 # Most dims a tensor may have: numpy 2's limit (NPY_MAXDIMS), so that every tensor has a numpy
 # array (the reference, the emulator, inputs and outputs), and the bound that keeps the passes'
@@ -125,7 +130,23 @@ class TensorType(Type):
 
     def __str__(self):
         dims = "".join(f"{d}x" for d in self._key[2])
-        return f"tensor<{dims}{self._key[1]}>"
+        return f"tensor<{dims}{TEXT_NAMES.get(self._key[1], self._key[1])}>"
+
+
+def dtype_from_text(text):
+    """The accy dtype an element type's text names; ValueError saying why when there is none."""
+    name = TEXT_DTYPES.get(text)
+    if name is not None:
+        return name
+    if re.fullmatch(r"(ui|si|i)[0-9]+", text):
+        raise ValueError(f"element type '{text}' is not supported (accy's integer types are "
+                         f"i1, i8, i16, i32, i64 and ui8; integers are signless, as StableHLO's)")
+    if text.startswith("complex<") or text == "complex":
+        raise ValueError(f"complex element types are not supported ('{text}')")
+    if re.fullmatch(r"f[0-9]+\w*|tf32|index", text):
+        raise ValueError(f"element type '{text}' is not supported (accy's float types are "
+                         f"f16, bf16, f32 and f64)")
+    raise ValueError(f"unknown element type '{text}'")
 
 
 class FunctionType(Type):
@@ -151,13 +172,14 @@ class FunctionType(Type):
 
 
 class OpaqueType(Type):
-    """A type of a dialect accy does not know: `!dialect.name<body>`, kept as text."""
+    """A type of a dialect accy does not know: `!dialect.name`, `!dialect<body>` or
+    `!dialect.name<body>`, kept as text (`!name` alone is a type alias)."""
     __slots__ = ()
 
     def __init__(self, text):
-        if not isinstance(text, str) or not _OPAQUE.match(text) or not _balanced(text):
-            raise ValueError(f"opaque type text is '!' + a name + an optional balanced <...> "
-                             f"on one line, got {text!r}")
+        if not isinstance(text, str) or not is_dialect_symbol(text, "!"):
+            raise ValueError(f"opaque type text is '!dialect.name' or '!dialect' with a balanced "
+                             f"<...> body on one line, got {text!r}")
         self._init_key(("opaque", text))
 
     text = property(lambda self: self._key[1])
@@ -166,31 +188,63 @@ class OpaqueType(Type):
         return self._key[1]
 
 
-_OPAQUE = re.compile(r"![A-Za-z_][A-Za-z0-9_.$]*(<[^\n\r]*>)?\Z")
+_SYMBOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+_CLOSERS = {">": "<", ")": "(", "]": "[", "}": "{"}
+MAX_BODY_NESTING = 200      # the parser's nesting limit for attributes and types
 
 
-def _balanced(text):
-    """Angle brackets (not the '>' of '->') balance and close at the end; strings are skipped;
-    no comment hides inside (what the parser reads as one type)."""
-    depth, i, n = 0, 0, len(text)
+def body_end(text, start):
+    """Index just after the group that opens at text[start] ('<', '(', '[' or '{'), scanned as
+    MLIR scans a dialect symbol's body: <>, (), [] and {} nest and must match, '->' is an arrow,
+    strings (with their escapes) are skipped. ValueError when an angle-bracket body does not
+    close on its line, a bracket closes one it did not open, or the group nests too deep or holds
+    a '//' comment. (The parser scans its bytes by the same rules.)"""
+    stack = []
+    i, n = start, len(text)
     while i < n:
         ch = text[i]
-        if ch == '"':
+        if ch in "<([{":
+            stack.append(ch)
+            if len(stack) > MAX_BODY_NESTING:
+                raise ValueError(f"nesting too deep: more than {MAX_BODY_NESTING} levels")
+        elif ch == "-" and text.startswith(">", i + 1):
             i += 1
-            while i < n and text[i] != '"':
+        elif ch in _CLOSERS:
+            if not stack or stack[-1] != _CLOSERS[ch]:
+                raise ValueError(f"unbalanced '{ch}'")
+            stack.pop()
+            if not stack:
+                return i + 1
+        elif ch == '"':
+            i += 1
+            while i < n and text[i] != '"' and text[i] != "\n":
                 i += 2 if text[i] == "\\" else 1
-            if i >= n:
-                return False
-        elif ch == "/" and text.startswith("//", i):
-            return False
-        elif ch == "<":
-            depth += 1
-        elif ch == ">" and not (i > 0 and text[i - 1] == "-"):
-            depth -= 1
-            if depth < 0 or (depth == 0 and i != n - 1):
-                return False
+            if i >= n or text[i] != '"':
+                raise ValueError("unterminated string")
+        elif (ch == "\n" or ch == "\r") and "<" in stack:
+            break
+        elif ch == "/" and text.startswith("/", i + 1):
+            raise ValueError("a '//' comment inside a dialect body")
         i += 1
-    return depth == 0
+    raise ValueError(f"unbalanced '{stack[-1] if stack else text[start:start + 1]}'")
+
+
+def is_dialect_symbol(text, sigil):
+    """True when `text` is `sigil` + a dialect name + an optional balanced body, and is not an
+    alias reference (a name with no '.' and no body)."""
+    if not text.startswith(sigil):
+        return False
+    m = _SYMBOL_NAME.match(text, 1)
+    if m is None:
+        return False
+    if m.end() == len(text):
+        return "." in m.group(0)
+    if text[m.end()] != "<":
+        return False
+    try:
+        return body_end(text, m.end()) == len(text)
+    except ValueError:
+        return False
 
 
 # keyword -> callable(text) -> Type, for type kinds added by dialects (e.g. the kernel language).
