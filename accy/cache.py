@@ -682,23 +682,26 @@ _CACHES_GUARD = threading.Lock()
 
 
 def default_cache():
-    """The default Cache ($ACCY_CACHE_DIR, else ~/.cache/accy, bound $ACCY_CACHE_MAX_BYTES,
-    else DEFAULT_MAX_BYTES), or None under ACCY_CACHE=0; one object per folder and bound."""
+    """The default Cache ($ACCY_CACHE_DIR, else ~/.cache/accy, bound default_max_bytes()), or
+    None under ACCY_CACHE=0; one object per folder and bound."""
     switch = os.environ.get("ACCY_CACHE", "")
     if switch == "0":
         return None
     if switch not in ("", "1"):
         raise CacheError(f"ACCY_CACHE must be 0 (no cache) or 1, got {switch!r}")
+    return _named(_default_path(), default_max_bytes())
+
+
+def default_max_bytes():
+    """$ACCY_CACHE_MAX_BYTES (a positive integer), else DEFAULT_MAX_BYTES."""
     text = os.environ.get("ACCY_CACHE_MAX_BYTES", "")
-    if text:
-        try:
-            bound = int(text)
-        except ValueError:
-            bound = None
-        max_bytes = _positive(bound, f"ACCY_CACHE_MAX_BYTES ({text!r})")
-    else:
-        max_bytes = DEFAULT_MAX_BYTES
-    return _named(_default_path(), max_bytes)
+    if not text:
+        return DEFAULT_MAX_BYTES
+    try:
+        return _positive(int(text), "ACCY_CACHE_MAX_BYTES")
+    except (ValueError, CacheError):
+        raise CacheError(f"ACCY_CACHE_MAX_BYTES must be a positive number of bytes, got "
+                         f"{text!r}") from None
 
 
 def _named(path, max_bytes):

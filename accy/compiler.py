@@ -28,6 +28,10 @@ to print it), and no stage it resumed past. Compiling resumes from a printed sta
 kl) or PTX: from tensor or prepared IR every later stage runs; from kl or PTX only the stages
 that need nothing but their text (ptx, cubin): a host program needs the plans, which no printed
 kl or PTX holds.
+
+`compile` looks the executable up in the compile cache first (accy/cache.py), after the tensor
+stage (the key needs the traced module), and on a miss runs the stages with the cache's kernel
+level, then stores the result; `compilation` and the resume functions never use the cache.
 """
 import time
 from collections.abc import Mapping
@@ -233,20 +237,22 @@ def compile(fn, *example_args, target=None, start="tensor", cache=None):  # noqa
     TargetProfile field dictionary, or None for the module's own `accy.target`). `start`:
     "prepared" when the module is prepared IR already (printed by `--emit prepared`).
     `cache`: None the default compile cache (off under ACCY_CACHE=0), False none (every stage
-    runs, every kernel emitted on its own), an `accy.cache.Cache` or a folder's path. A hit's
-    `timings` are its own: the tensor stage and the lookup ("cache")."""
+    runs, every kernel emitted on its own), an `accy.cache.Cache` or a folder's path. With a
+    cache, `timings` has the lookup ("cache", after "tensor"); a hit's has those two alone."""
     store = cache_for(cache)
     c = _begin(fn, example_args, target, start)
+    t0 = time.perf_counter()
     key = executable_key(c.module, start) if store is not None else None
     if key is None:
         return c.run("host").executable
-    t0 = time.perf_counter()
     digest, profile = key.digest(), read_target_profile(c.module)
     exe = store.executable(digest, key.arguments, profile)
+    lookup = (time.perf_counter() - t0) * 1e3
     if exe is not None:
         exe.rebuild = c.rebuild
-        exe.timings = {"tensor": c.timings["tensor"], "cache": (time.perf_counter() - t0) * 1e3}
+        exe.timings = {"tensor": c.timings["tensor"], "cache": lookup}
         return exe
+    c.timings["cache"] = lookup
     c.kernel_text = KernelReuse(store, profile)
     exe = c.run("host").executable
     store.store(digest, exe, c.kernel_text.new)
