@@ -316,6 +316,16 @@ def test_graphs_that_share_a_kernel_share_its_text(cache):
     assert exe.ptx == accy.compile(both, X, w, cache=False).ptx
 
 
+def test_misses_and_hits_give_the_golden_ptx(cache):
+    from test_kernels_golden import CASES, GOLDEN
+    again = Cache(cache.path)
+    for store in (cache, again):    # misses (each kernel emitted under the stand-in), then hits
+        for case, (fn, args, _, _) in CASES.items():
+            golden = (GOLDEN / "ptx" / f"{case}.ptx").read_text(encoding="utf-8")
+            assert accy.compile(fn, *args, target="sm_90", cache=store).ptx == golden, case
+    assert (cache.misses, again.hits) == (len(CASES), len(CASES))
+
+
 def test_a_hit_takes_the_callers_output_structure(cache):
     as_tuple = accy.compile(lambda x: (x + 1, x * 2), X, cache=cache)
     as_list = accy.compile(lambda x: [x + 1, x * 2], X, cache=cache)
