@@ -282,6 +282,10 @@ class _LockTimeout(Exception):
     pass
 
 
+_FOLDER_LOCKS = {}              # a cache folder's real path -> the lock its threads take first
+_FOLDER_LOCKS_GUARD = threading.Lock()
+
+
 class Cache:
     """A cache folder (default `$ACCY_CACHE_DIR`, else ~/.cache/accy) holding at most
     `max_bytes` of entries. Counters of this object: hits, misses (executables), kernel_hits,
@@ -584,18 +588,27 @@ class Cache:
         """work() under the folder's lock, with `self._settled_bytes` the entries' total
         (settled from the lock file, or counted); the new total is written back after."""
         os.makedirs(self.path, exist_ok=True)
-        fd = os.open(os.path.join(self.path, "lock"),
-                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        # the threads of one process first take a lock of the process's: where flock is
+        # emulated by POSIX locks (NFS), those belong to the process, not to one thread
+        with _FOLDER_LOCKS_GUARD:
+            threads = _FOLDER_LOCKS.setdefault(os.path.realpath(self.path), threading.Lock())
+        if not threads.acquire(timeout=timeout):
+            raise _LockTimeout()
         try:
-            _flock(fd, timeout)
-            self._lock_fd = fd
-            self._settled_bytes = self._settle()
-            result = work()
-            self._write_state([])
-            return result
+            fd = os.open(os.path.join(self.path, "lock"),
+                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            try:
+                _flock(fd, timeout)
+                self._lock_fd = fd
+                self._settled_bytes = self._settle()
+                result = work()
+                self._write_state([])
+                return result
+            finally:
+                self._lock_fd = None
+                os.close(fd)        # releases the lock
         finally:
-            self._lock_fd = None
-            os.close(fd)            # releases the lock
+            threads.release()
 
     def _settle(self):
         """The entries' total bytes: the lock file's count, after what a writer killed
