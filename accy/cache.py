@@ -156,11 +156,6 @@ def _fields(record):
     return out
 
 
-def target_fields(profile):
-    """Every field of TargetProfile `profile`, its schedules as dicts."""
-    return _fields(profile)
-
-
 def _digest(fields):
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -196,7 +191,7 @@ def executable_key(module, start="tensor"):
     context = module.context
     return ExecutableKey(
         module=module.fingerprint(), start=start, arguments=arguments,
-        target=target_fields(profile),
+        target=_fields(profile),
         context={"allow_unregistered": bool(context.allow_unregistered),
                  **context.capacity.as_limits()},
         ptxas=ptxas_version() if profile.artifact_format == "cubin" else "",
@@ -497,12 +492,11 @@ class Cache:
             # what a writer killed from here on leaves is settled by the next lock holder
             self._write_state([(rel, os.path.relpath(temp, self.path).replace(os.sep, "/"),
                                 old) for rel, _, temp, _, old in temps])
-            mode = 0o666 & ~_umask()
             for i, (rel, fd, temp, data, old) in enumerate(temps):
                 with os.fdopen(fd, "wb") as f:
                     temps[i] = (rel, None, temp, data, old)
                     f.write(data)
-                os.chmod(temp, mode)
+                os.chmod(temp, _MODE)
                 os.replace(temp, os.path.join(self.path, rel))
                 self._settled_bytes += len(data) - old
                 with self._guard:
@@ -688,6 +682,11 @@ def _umask():
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+# entries are made readable (and writable) as the umask allows, for a folder shared by users;
+# read once, at import: os.umask can only be read by setting it, which races other threads
+_MODE = 0o666 & ~_umask()
 
 
 def _frame_kernel(key, text):
