@@ -24,10 +24,10 @@ import importlib.machinery
 import json
 import os
 import re
+import secrets
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -483,30 +483,27 @@ class Cache:
                        f"without storing (entries already there are still used)")
 
     def _write_entries(self, writes):
-        temps = []
+        temps = [(rel, f"{os.path.dirname(rel)}/{TEMPORARY}{secrets.token_hex(8)}", data,
+                  _size(os.path.join(self.path, rel))) for rel, data in writes]
+        # what a writer killed from here on leaves is settled by the next lock holder
+        self._write_state([(rel, temp, old) for rel, temp, _, old in temps])
+        made = []
         try:
-            for rel, data in writes:
-                folder = self._folder(os.path.dirname(rel))
-                fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMPORARY)
-                temps.append((rel, fd, temp, data, _size(os.path.join(self.path, rel))))
-            # what a writer killed from here on leaves is settled by the next lock holder
-            self._write_state([(rel, os.path.relpath(temp, self.path).replace(os.sep, "/"),
-                                old) for rel, _, temp, _, old in temps])
-            for i, (rel, fd, temp, data, old) in enumerate(temps):
+            for rel, temp, data, old in temps:
+                path = os.path.join(self._folder(os.path.dirname(rel)), os.path.basename(temp))
+                fd = _create(path)
+                made.append(path)
                 with os.fdopen(fd, "wb") as f:
-                    temps[i] = (rel, None, temp, data, old)
                     f.write(data)
-                os.chmod(temp, _MODE)
-                os.replace(temp, os.path.join(self.path, rel))
+                os.replace(path, os.path.join(self.path, rel))
+                made.pop()
                 self._settled_bytes += len(data) - old
                 with self._guard:
                     self.bytes_written += len(data)
         except BaseException:
-            for _, fd, temp, _, _ in temps:
-                if fd is not None:
-                    os.close(fd)
+            for path in made:
                 with contextlib.suppress(OSError):
-                    os.unlink(temp)
+                    os.unlink(path)
             raise
         if self._settled_bytes > self.max_bytes:
             self._evict_to(self.max_bytes * 3 // 4, count=True,
@@ -678,15 +675,11 @@ def _size(path):
         return 0
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# entries are made readable (and writable) as the umask allows, for a folder shared by users;
-# read once, at import: os.umask can only be read by setting it, which races other threads
-_MODE = 0o666 & ~_umask()
+def _create(path):
+    """A new file's descriptor, made with mode 0666 for the kernel to apply the umask (a shared
+    folder's entries are readable as it allows; reading the umask would set it for a moment)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                   0o666)
 
 
 def _frame_kernel(key, text):

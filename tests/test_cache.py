@@ -601,7 +601,7 @@ def test_a_read_only_or_full_folder_still_serves_its_entries(cache, monkeypatch,
 
     def refuse(*args, **kwargs):
         raise OSError(error, os.strerror(error))
-    monkeypatch.setattr(cache_module.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(cache_module, "_create", refuse)
     reader = Cache(cache.path)
     with pytest.warns(CacheWarning, match="cannot be written") as caught:
         assert outcome(accy.compile(fn, *arrays, cache=reader)) == \
