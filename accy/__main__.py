@@ -19,6 +19,10 @@
                                reference interpreter
     accy inspect FILE          check a bundle (FILE.accy) and print its header, sections,
                                signature, kernels and host program
+    accy cache info|clear|prune [--max-bytes N] [--dir DIR]
+                               the compile cache's folder (default $ACCY_CACHE_DIR, else
+                               ~/.cache/accy): what it holds, remove every entry, or remove
+                               the least recently used down to N bytes (default its bound)
     accy config [--cflags] [--libs]
                                the flags that compile and link a C program against libaccyrt,
                                the C runtime (both when neither is asked for)
@@ -442,6 +446,23 @@ def inspect_command(args):
     return 0
 
 
+def cache_command(args):
+    from accy.cache import Cache, default_max_bytes
+    cache = Cache(args.dir, default_max_bytes())
+    if args.action == "info":
+        info = cache.info()
+        print(f"compile cache {info.path}: {info.executables} executables, {info.kernels} "
+              f"kernels, {info.bytes} bytes (bound {info.max_bytes} bytes)"
+              + (f"; {info.temporary} unfinished writes" if info.temporary else ""))
+    elif args.action == "clear":
+        removed, nbytes = cache.clear()
+        print(f"compile cache {cache.path}: removed {removed} entries ({nbytes} bytes)")
+    else:
+        removed, left = cache.prune(args.max_bytes)
+        print(f"compile cache {cache.path}: removed {removed} entries; {left} bytes left")
+    return 0
+
+
 def config_command(args):
     from accy.runtime.native import config_flags
     both = not (args.cflags or args.libs)
@@ -506,6 +527,13 @@ def _parser():
                            help="default: a GPU when there is one, else the emulator")
     i = sub.add_parser("inspect", help="check a bundle and print what it holds")
     i.add_argument("file", help="a bundle (.accy), as accy compile or Executable.save writes")
+    k = sub.add_parser("cache", help="the compile cache: what it holds, clear it, prune it")
+    k.add_argument("action", choices=("info", "clear", "prune"))
+    k.add_argument("--max-bytes", type=int, metavar="N",
+                   help="prune: keep at most N bytes (default: the bound, "
+                        "$ACCY_CACHE_MAX_BYTES or 1 GiB)")
+    k.add_argument("--dir", metavar="DIR",
+                   help="the cache folder (default $ACCY_CACHE_DIR, else ~/.cache/accy)")
     c = sub.add_parser("config", help="compiler flags for C programs using libaccyrt")
     c.add_argument("--cflags", action="store_true", help="the -I flag for accyrt.h")
     c.add_argument("--libs", action="store_true", help="the -L, -l and rpath flags")
@@ -521,6 +549,8 @@ def main(argv=None):
             return compile_command(args)
         if args.command == "inspect":
             return inspect_command(args)
+        if args.command == "cache":
+            return cache_command(args)
         if args.command == "config":
             return config_command(args)
         return demo()
