@@ -1,13 +1,15 @@
 """accy: a tensor compiler for NVIDIA GPUs (Cython IR core, Python passes, PTX out)."""
 from accy import ir
 from accy.errors import AccyError, ParseError, VerifyError, CapacityError, IRError, ShapeError, \
-    TypeError  # noqa: A004 - accy.TypeError (also a builtins.TypeError); not in __all__
+    BundleError, TypeError  # noqa: A004 - accy.TypeError (also a builtins.TypeError); not in __all__
 from accy import ops
 from accy.compiler import compile  # noqa: A004 - accy.compile
 from accy.frontend.jit import jit
+from accy.runtime.bundle import load
 from accy.runtime.devices import DeviceUnavailable
 from accy.runtime.executable import Executable
+from accy.version import VERSION
 
-__version__ = "0.1.0"
-__all__ = ["ir", "ops", "jit", "compile", "Executable", "DeviceUnavailable", "AccyError",
-           "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError"]
+__version__ = VERSION
+__all__ = ["ir", "ops", "jit", "compile", "load", "Executable", "DeviceUnavailable", "AccyError",
+           "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError", "BundleError"]

@@ -7,8 +7,9 @@
                                it, run a pass pipeline on it (--pipeline) and print the result
     accy compile SOURCE [--target sm_90] [--cubin] [-o DIR]
                                compile a function to PTX; write DIR/<stem>.ptx (and with
-                               --cubin, ptxas's DIR/<stem>.cubin) and a report, and remove
-                               those files of <stem> that an earlier run left (output_stem)
+                               --cubin, ptxas's DIR/<stem>.cubin), the executable's bundle
+                               DIR/<stem>.accy and a report, and remove those files of <stem>
+                               that an earlier run left (output_stem)
     accy compile SOURCE --emit STAGE [--from STAGE]
                                print one stage's output (tensor, prepared, plans, kl, ptx,
                                cubin, host: accy/compiler.py) and write nothing; --from
@@ -16,6 +17,8 @@
     accy run SOURCE [--device emulator|cuda|reference]
                                compile, run on the example inputs and check against the
                                reference interpreter
+    accy inspect FILE          check a bundle (FILE.accy) and print its header, sections,
+                               signature, kernels and host program
 
 SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` gives the
 arguments as a list or tuple; an `accy.jit` function or a plain one), or an IR text file with
@@ -36,6 +39,7 @@ from accy._core.context import op_statistics
 from accy._core.text import decode_text
 from accy.compiler import STAGES
 from accy.errors import AccyError
+from accy.files import replace_file
 from accy.passes import CrashReproducer, PassManager, PrintIR, Timing, registered_passes
 from accy.passes.instruments import find_op, read_reproducer
 from accy.passes.target import TargetProfile
@@ -327,47 +331,26 @@ def _compile(compile_, name, fn, arrays, target):
         raise AccyError(f"tracing {name} raised {type(e).__name__}: {e} (at {where})") from e
 
 
-OUTPUT_SUFFIXES = (".ptx", ".cubin", ".report.txt")
-
-
-def _replace(path, data):
-    """Write `data` to a new file in `path`'s folder and rename it onto `path`: a symbolic link
-    planted at `path` is replaced, never followed out of the folder, and no reader sees half a
-    file."""
-    import os
-    import tempfile
-    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".accy-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
-def _umask():
-    import os
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+OUTPUT_SUFFIXES = (".ptx", ".cubin", ".accy", ".report.txt")
 
 
 def _write_outputs(folder, name, exe):
-    """Write DIR/<stem>.ptx (when accy emitted kernels), .cubin (when the target makes one) and
-    .report.txt; a file of the same stem and one of those suffixes that this run does not
-    write is removed (it belongs to an earlier run, and would be read as this one's)."""
+    """Write DIR/<stem>.ptx (when accy emitted kernels), .cubin (when the target makes one),
+    .accy (the bundle) and .report.txt; a file of the same stem and one of those suffixes that
+    this run does not write is removed (it belongs to an earlier run, and would be read as this
+    one's)."""
     import os
+    from accy.runtime import bundle
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, output_stem(name))
     report = exe.report()
-    contents = {".ptx": exe.ptx or None, ".cubin": exe.cubin, ".report.txt": report + "\n"}
+    contents = {".ptx": exe.ptx or None, ".cubin": exe.cubin, ".accy": bundle.write(exe),
+                ".report.txt": report + "\n"}
     written, removed = [], []
     for suffix in OUTPUT_SUFFIXES:
         path, data = base + suffix, contents[suffix]
         if data is not None:
-            _replace(path, data if isinstance(data, bytes) else data.encode("utf-8"))
+            replace_file(path, data if isinstance(data, bytes) else data.encode("utf-8"))
             written.append(path)
         elif os.path.isfile(path) or os.path.islink(path):
             os.remove(path)
@@ -450,6 +433,13 @@ def compile_command(args):
     return 0 if ok else 1
 
 
+def inspect_command(args):
+    from accy.runtime import bundle
+    with open(args.file, "rb") as f:
+        sys.stdout.write(bundle.describe(f.read()))
+    return 0
+
+
 def _opt_arguments(p):
     p.add_argument("file", help="IR text file, or - for standard input")
     p.add_argument("--generic", action="store_true", help="print MLIR's generic form")
@@ -491,7 +481,8 @@ def _parser():
                        "(default: the module's accy.target, else sm_90)")
         if name == "compile":
             c.add_argument("-o", "--output", metavar="DIR", default=".",
-                           help="folder for <name>.ptx and <name>.report.txt (default: .)")
+                           help="folder for <name>.ptx, <name>.accy and <name>.report.txt "
+                                "(default: .)")
             c.add_argument("--cubin", action="store_true",
                            help="also assemble the PTX with ptxas (one call) into "
                                 "<name>.cubin: the target's artifact_format = cubin")
@@ -504,6 +495,8 @@ def _parser():
         else:
             c.add_argument("--device", choices=("cuda", "emulator", "reference"),
                            help="default: a GPU when there is one, else the emulator")
+    i = sub.add_parser("inspect", help="check a bundle and print what it holds")
+    i.add_argument("file", help="a bundle (.accy), as accy compile or Executable.save writes")
     return parser
 
 
@@ -514,6 +507,8 @@ def main(argv=None):
             return opt(args)
         if args.command in ("compile", "run"):
             return compile_command(args)
+        if args.command == "inspect":
+            return inspect_command(args)
         return demo()
     except (AccyError, OSError) as e:
         print(f"accy: error: {e}", file=sys.stderr)

@@ -52,6 +52,11 @@ class UnsupportedError(AccyError):
     kernel); the message says what and where to go instead."""
 
 
+class BundleError(AccyError):
+    """Bytes that are not a well-formed accy bundle (docs/runtime.md), or an executable that
+    cannot be written as one; names the section and field at fault."""
+
+
 class AnalysisError(AccyError):
     """An analysis failed to compute (or to clean up), or was misused; names the analysis and the
     pass that asked for it."""

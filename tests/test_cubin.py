@@ -153,10 +153,12 @@ def test_compile_command_writes_the_cubin(tmp_path):
                  str(tmp_path)]) == 0
     cubin = (tmp_path / "block.cubin").read_bytes()
     assert cubin.startswith(b"\x7fELF")
+    assert accy.load(tmp_path / "block.accy").cubin == cubin
     report = (tmp_path / "block.report.txt").read_text()
     assert "registers" in report and "ptxas" in report
     assert main(["compile", "accy.examples.transformer:block", "-o", str(tmp_path / "p")]) == 0
-    assert sorted(os.listdir(tmp_path / "p")) == ["block.ptx", "block.report.txt"]
+    assert sorted(os.listdir(tmp_path / "p")) == ["block.accy", "block.ptx", "block.report.txt"]
+    assert accy.load(tmp_path / "p" / "block.accy").cubin is None
 
 
 class _FakeDriver:

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+import accy
 from accy.__main__ import main, output_stem
 
 from child_process import run_bounded
@@ -34,10 +35,11 @@ def test_compile_writes_only_into_the_output_folder(sym_name, tmp_path, capsys):
     written = files_under(tmp_path)
     assert "f.mlir" in written
     inside = [w for w in written if w != "f.mlir"]
-    assert len(inside) == 2 and all(os.path.dirname(w) == os.path.join("a", "out")
+    assert len(inside) == 3 and all(os.path.dirname(w) == os.path.join("a", "out")
                                     for w in inside), written
     stem = output_stem(sym_name.replace("\\00", "\0").replace("\\\\", "\\"))
-    assert sorted(os.path.basename(w) for w in inside) == [stem + ".ptx", stem + ".report.txt"]
+    assert sorted(os.path.basename(w) for w in inside) == [stem + ".accy", stem + ".ptx",
+                                                           stem + ".report.txt"]
 
 
 def test_a_link_planted_in_the_output_folder_is_replaced_not_followed(tmp_path, capsys):
@@ -48,15 +50,16 @@ def test_a_link_planted_in_the_output_folder_is_replaced_not_followed(tmp_path, 
     out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
     out.mkdir()
     elsewhere.mkdir()
-    for suffix in (".ptx", ".report.txt"):
+    for suffix in (".ptx", ".accy", ".report.txt"):
         (elsewhere / ("victim" + suffix)).write_text("not yours")
         os.symlink(elsewhere / ("victim" + suffix), out / ("f" + suffix))
     assert main(["compile", str(source), "-o", str(out)]) == 0, capsys.readouterr().err
-    for suffix in (".ptx", ".report.txt"):
+    for suffix in (".ptx", ".accy", ".report.txt"):
         assert (elsewhere / ("victim" + suffix)).read_text() == "not yours"
         assert not os.path.islink(out / ("f" + suffix))
     assert ".entry" in (out / "f.ptx").read_text()
-    assert sorted(os.listdir(out)) == ["f.ptx", "f.report.txt"]      # no temporary left
+    assert accy.load(out / "f.accy").ptx == (out / "f.ptx").read_text()
+    assert sorted(os.listdir(out)) == ["f.accy", "f.ptx", "f.report.txt"]    # no temporary left
 
 
 @pytest.mark.parametrize("name, stem", [
@@ -85,7 +88,7 @@ def test_output_stems_of_different_names_differ(tmp_path, capsys):
         assert main(["compile", str(source), "-o", str(tmp_path / "out")]) == 0
     capsys.readouterr()
     written = os.listdir(tmp_path / "out")
-    assert len(written) == 2 * len(names) and sorted(written)[0].startswith("a_b"), written
+    assert len(written) == 3 * len(names) and sorted(written)[0].startswith("a_b"), written
     assert "a_b.ptx" in written and all(len(w) <= 255 for w in written)
 
 
@@ -126,11 +129,11 @@ def test_outputs_an_earlier_run_left_are_removed(tmp_path, capsys):
         (out / other).write_text("not ours")
     (tmp_path / "f.cubin").write_text("outside the output folder")
     assert main(["compile", str(source), "-o", str(out), "--cubin"]) == 0
-    assert {"f.ptx", "f.cubin", "f.report.txt"} <= set(os.listdir(out))
+    assert {"f.ptx", "f.cubin", "f.accy", "f.report.txt"} <= set(os.listdir(out))
     capsys.readouterr()
     assert main(["compile", str(source), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert sorted(os.listdir(out)) == sorted(neighbours + ["f.ptx", "f.report.txt"])
+    assert sorted(os.listdir(out)) == sorted(neighbours + ["f.accy", "f.ptx", "f.report.txt"])
     assert f"# removed {out / 'f.cubin'}: left by an earlier run" in printed
     assert (tmp_path / "f.cubin").read_text() == "outside the output folder"
     assert main(["compile", str(source), "-o", str(out)]) == 0
@@ -512,11 +515,11 @@ def test_a_kernel_call_only_program_writes_no_empty_ptx(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["compile", str(tmp_path / "user.mlir"), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert sorted(os.listdir(out)) == ["user.report.txt"]
+    assert sorted(os.listdir(out)) == ["user.accy", "user.report.txt"]
     assert "no PTX written" in printed and "kernel twice: kernel_call" in printed
     (out / "user.ptx").write_text("an earlier run's PTX")
     assert main(["compile", str(tmp_path / "user.mlir"), "-o", str(out)]) == 0
-    assert sorted(os.listdir(out)) == ["user.report.txt"]
+    assert sorted(os.listdir(out)) == ["user.accy", "user.report.txt"]
     assert f"# removed {out / 'user.ptx'}" in capsys.readouterr().out
     exe = accy.compile(ir.parse(text, ir.Context()))
     assert exe.ptx == "" and [k.ptx for k in exe.kernels] == [USER_PTX]

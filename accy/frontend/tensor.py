@@ -119,12 +119,21 @@ def constant(array, dtype=None):
     return Tensor(emitter().constant(array, dtype))
 
 
+def single(leaves):
+    """The one leaf: how the values of a function or loop returning one value rebuild."""
+    return leaves[0]
+
+
+# every rebuild `flatten` gives, by name: an executable's output structure is saved as its name
+STRUCTURES = {"value": single, "tuple": tuple, "list": list}
+
+
 def flatten(value):
     """(leaves, rebuild) of a loop's or a traced function's values: a tuple/list's items (a tuple
     subclass rebuilds as a tuple) or `value` alone."""
     if isinstance(value, (tuple, list)):
         return list(value), (list if isinstance(value, list) else tuple)
-    return [value], lambda leaves: leaves[0]
+    return [value], single
 
 
 def lift(x):

@@ -222,7 +222,11 @@ def _next_power_of_two(n):
 
 def read_target_profile(op):
     """The TargetProfile of module `op` (its `accy.target` attribute; defaults when absent)."""
-    attr = op.attributes.get(ATTRIBUTE)
+    return target_from_attribute(op.attributes.get(ATTRIBUTE))
+
+
+def target_from_attribute(attr):
+    """The TargetProfile an `accy.target` attribute value describes (None: the defaults)."""
     if attr is None:
         return TargetProfile()
     if not isinstance(attr, DictAttr):

@@ -4,6 +4,7 @@
     exe.kernels, exe.ptx, exe.program, print(exe.report())
     outputs = exe.run(*arrays, device="emulator")      # "cuda", "emulator" or "reference"
     exe.cubin                   # with target artifact_format = "cubin": ptxas's output, else None
+    exe.save("model.accy")      # a bundle, which accy.load reads back (docs/runtime.md)
     with exe.bind(*arrays, device="cuda") as bound:    # buffers kept on the device
         bound.launch()                                 # the steps again, no host copies
 
@@ -29,6 +30,7 @@ from accy._core.text import parse
 from accy._core.types import numpy_dtype
 from accy.errors import AccyError, ShapeError, TypeError as DTypeError
 from accy.lowering import ptxas
+from accy.runtime import bundle_writer
 from accy.runtime.devices import DEVICES, DeviceUnavailable, best_device, open_device
 from accy.runtime.program import Copy, Host, Launch, Loop, Memset, Ref
 
@@ -128,6 +130,11 @@ class Executable:
         return (f"<accy.Executable {self.function}: {len(self.kernels)} kernels, "
                 f"{len(self.fallbacks)} host fallbacks, {len(self.program.slots)} slots, "
                 f"{self.target.arch}>")
+
+    def save(self, path):
+        """Write this executable as a bundle (docs/runtime.md) to `path`, which `accy.load`
+        reads back (or libaccyrt, in C): a new file in path's folder, renamed onto it."""
+        bundle_writer.save(self, path)
 
     def resources(self):
         """{kernel name: KernelResources} (registers, spills, stack, shared memory) from
