@@ -1,0 +1,38 @@
+"""The worker's half of a batch: module texts in, bundle bytes out. What a worker process (a
+spawned process, a thread, a Dask worker) runs; it needs nothing from the caller but these
+arguments, so any executor can run it.
+
+    compile_texts(texts, cache) -> [(True, bundle bytes, seconds, cache hit)
+                                    or (False, (error type, message, traceback), seconds, False)]
+"""
+import os
+import time
+import traceback
+
+from accy.compiler import compile as compile_module
+from accy._core.context import Context
+from accy._core.text import parse
+from accy.errors import AccyError
+from accy.runtime.bundle_writer import write
+from accy.version import VERSION
+
+
+def compile_texts(texts, cache=None):
+    """Compile each module text (IR with its target set) on its own: one that fails gives
+    its error, and the others still compile."""
+    return [_compile_text(text, cache) for text in texts]
+
+
+def _compile_text(text, cache):
+    t0 = time.perf_counter()
+    try:
+        exe = compile_module(parse(text, Context()))
+        return True, write(exe), time.perf_counter() - t0, False
+    except Exception as e:  # noqa: BLE001 - a job's failure is data for the caller
+        trace = "" if isinstance(e, AccyError) else "".join(traceback.format_exception(e))
+        return False, (type(e).__name__, str(e), trace), time.perf_counter() - t0, False
+
+
+def identity():
+    """(accy version, process id): what a new worker answers first, to show it started."""
+    return VERSION, os.getpid()
