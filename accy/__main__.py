@@ -448,8 +448,10 @@ def batch_stems(sources):
         where, _, name = source.rpartition(":")
         if os.path.isfile(source) or not where:
             base = os.path.splitext(os.path.basename(source))[0]
+        elif where.endswith(".py"):
+            base = os.path.basename(where)[:-3] + "." + name
         else:
-            base = os.path.splitext(os.path.basename(where))[0] + "." + name
+            base = where + "." + name
         stem, n = output_stem(base), 1
         while stem in taken:
             n += 1
@@ -467,17 +469,20 @@ def batch_command(args):
     import os
     from accy.batch import CompileFailure, Job, compile_batch, dask_executor
     from accy.runtime import bundle
-    sys.dont_write_bytecode = True
     stems = batch_stems(args.sources)
     jobs, failed = {}, {}
-    for i, source in enumerate(args.sources):
-        t0 = time.perf_counter()
-        try:
-            _, fn, arrays = load_source(source, inputs=False)
-            jobs[i] = Job(module=fn, name=source) if isinstance(fn, ir.Module) \
-                else Job(function=fn, args=tuple(arrays), name=source)
-        except (AccyError, OSError) as e:
-            failed[i] = (type(e).__name__, str(e), time.perf_counter() - t0)
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        for i, source in enumerate(args.sources):
+            t0 = time.perf_counter()
+            try:
+                _, fn, arrays = load_source(source, inputs=False)
+                jobs[i] = Job(module=fn, name=source) if isinstance(fn, ir.Module) \
+                    else Job(function=fn, args=tuple(arrays), name=source)
+            except (AccyError, OSError) as e:
+                failed[i] = (type(e).__name__, str(e), time.perf_counter() - t0)
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
     executor = dask_executor(args.scheduler) if args.scheduler else None
     try:
         outcomes = dict(zip(jobs, compile_batch(list(jobs.values()), workers=args.jobs,
