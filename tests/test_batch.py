@@ -158,7 +158,7 @@ def test_a_dead_worker_fails_its_job_only():
     texts = {i: text for i, text in enumerate(["a", "b", "die", "c", "d", "e"])}
     pool = SpawnPool(2)
     try:
-        dispatch(texts, pool, echo_or_die, answers.__setitem__)
+        dispatch(texts.items(), len(texts), pool, echo_or_die, answers.__setitem__)
     finally:
         pool.close()
     assert answers.pop(2)[1][0] == "WorkerCrashed"
@@ -169,7 +169,8 @@ def test_a_broken_executor_of_the_callers_fails_what_is_left():
     answers = {}
     texts = {i: text for i, text in enumerate(["a", "die", "b"])}
     with cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
-        dispatch(texts, Workers(ex, 1), echo_or_die, answers.__setitem__)
+        dispatch(texts.items(), len(texts), Workers(ex, 1), echo_or_die,
+                 answers.__setitem__)
     assert answers[1][1][0] == "BrokenProcessPool" and len(answers) == 3
     assert answers[0] == (True, "a", 0.0, False)     # done before the crash
 
@@ -182,6 +183,7 @@ def test_a_script_without_a_main_guard_is_told(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)
     assert done.returncode != 0
+    assert "died as they started" in done.stderr.splitlines()[-1], done.stderr
     assert "if __name__ == \"__main__\":" in done.stderr.splitlines()[-1], done.stderr
 
 

@@ -55,15 +55,19 @@ def compile_batch(jobs, workers=None, executor=None, cache=None, progress=None, 
         exe.rebuild = prepared[index].rebuild
         settle(index, exe, before + seconds + time.perf_counter() - t0, cache_hit)
 
-    try:
-        pool.start()
+    def texts():
         for index, given in enumerate(jobs):
             t0 = time.perf_counter()
             try:
                 prepared[index] = prepare(as_job(given), target)
             except Exception as e:  # noqa: BLE001 - a job's failure is data for the caller
                 settle(index, failure(e, given), time.perf_counter() - t0)
-        dispatch({i: p.text for i, p in prepared.items()}, pool, compile_texts, answer)
+            else:
+                yield index, prepared[index].text
+
+    try:
+        pool.start()
+        dispatch(texts(), len(jobs), pool, compile_texts, answer)
     finally:
         pool.close()
         bar.close()

@@ -8,33 +8,57 @@ still compiles. A caller's executor that breaks cannot be replaced: its unfinish
 with the error it raised.
 """
 import concurrent.futures as cf
+import itertools
 from collections import deque
+
+from accy.errors import AccyError
 
 IN_FLIGHT_PER_SLOT = 2
 MAX_CHUNK = 8
 
 
-def dispatch(texts, workers, run, answer):
-    """Compile `texts` ({job index: module text}) on `workers`, each chunk by `run` (a
-    picklable function of a list of texts, as accy.batch.worker.compile_texts); call
-    answer(index, result) with each job's result in run's form as it arrives, in any order."""
-    if not texts:
-        return
-    indices = list(texts)
-    size = max(1, min(MAX_CHUNK, len(indices) // (workers.slots * IN_FLIGHT_PER_SLOT * 4)))
-    queue = deque((tuple(indices[i:i + size]), False) for i in range(0, len(indices), size))
-    in_flight = {}          # future -> (chunk of indices, whether it runs alone)
+def dispatch(texts, count, workers, run, answer):
+    """Compile `texts` (an iterable of (job index, module text), about `count` of them, taken
+    as they are needed: while workers compile, the caller makes the next ones) on `workers`,
+    each chunk by `run` (a picklable function of a list of texts, as
+    accy.batch.worker.compile_texts); call answer(index, result) with each job's result in
+    run's form as it arrives, in any order."""
+    window = workers.slots * IN_FLIGHT_PER_SLOT
+    size = max(1, min(MAX_CHUNK, count // (window * 4)))
+    source, made = iter(texts), {}
+    queue = deque()         # (chunk of indices, whether it runs alone), made but not sent
+    in_flight = {}          # future -> (chunk, alone)
     suspects = set()        # jobs in flight when a pool broke: each is tried alone once more
-    while queue or in_flight:
-        while queue and len(in_flight) < workers.slots * IN_FLIGHT_PER_SLOT \
+    more = True
+    while True:
+        while queue and len(in_flight) < window \
                 and not any(alone for _, alone in in_flight.values()):
             chunk, alone = queue[0]
             if alone and in_flight:
                 break
             queue.popleft()
-            future = workers.submit(run, [texts[i] for i in chunk])
-            in_flight[future] = (chunk, alone)
-        done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            try:
+                in_flight[workers.submit(run, [made[i] for i in chunk])] = (chunk, alone)
+            except AccyError:           # accy's pool could not start: no job can compile
+                raise
+            except Exception as e:  # noqa: BLE001 - e.g. an executor already shut down
+                for index in chunk:
+                    answer(index, _failed(e))
+        ahead = more and len(queue) < window
+        if ahead:                       # make the next chunk while the workers compile
+            chunk = []
+            for index, text in itertools.islice(source, size):
+                made[index] = text
+                chunk.append(index)
+            more = len(chunk) == size
+            if chunk:
+                queue.append((tuple(chunk), False))
+        if not in_flight:
+            if queue or more:
+                continue
+            return
+        done, _ = cf.wait(in_flight, timeout=0 if ahead else None,
+                          return_when=cf.FIRST_COMPLETED)
         broken = None
         for future in done:
             chunk, alone = in_flight.pop(future)
@@ -47,13 +71,18 @@ def dispatch(texts, workers, run, answer):
             except Exception as e:  # noqa: BLE001 - the executor's error, for these jobs only
                 results = [_failed(e)] * len(chunk)
             for index, result in zip(chunk, results):
+                made.pop(index, None)
                 answer(index, result)
-        if broken is not None:
-            _recover(broken, workers, in_flight, queue, suspects, answer)
+        if broken is not None and not _recover(broken, workers, in_flight, queue, suspects,
+                                               answer):
+            for index, _ in source:
+                answer(index, _failed(broken))
+            return
 
 
 def _recover(error, workers, in_flight, queue, suspects, answer):
-    """After `workers` broke: the jobs in flight are tried again alone (first), or fail."""
+    """After `workers` broke: the jobs in flight are tried again alone (first), and True; or,
+    when `workers` cannot be restarted, they and the queued ones fail, and False."""
     lost = [i for chunk, _ in in_flight.values() for i in chunk]
     in_flight.clear()
     if not workers.restart():
@@ -61,7 +90,7 @@ def _recover(error, workers, in_flight, queue, suspects, answer):
         queue.clear()
         for index in remaining:
             answer(index, _failed(error))
-        return
+        return False
     retry = []
     for index in lost:
         if index in suspects:
@@ -72,6 +101,7 @@ def _recover(error, workers, in_flight, queue, suspects, answer):
             suspects.add(index)
             retry.append(index)
     queue.extendleft(((index,), True) for index in reversed(retry))
+    return True
 
 
 def _failed(error):

@@ -86,16 +86,17 @@ class InProcess(Workers):
 
 def _wait_started(executor, started):
     """Wait for a new pool's first process to answer: a pool whose processes die as they start
-    (a script that calls compile_many at import, without `if __name__ == "__main__":`, runs
-    that call again in each spawned process) is an AccyError here, not a failure of a job."""
+    (spawn runs the main module again in each: an unguarded script calls compile_many again
+    there) is an AccyError here, not a failure of a job."""
     try:
         started.result()
     except cf.BrokenExecutor:
         executor.shutdown(wait=False, cancel_futures=True)
-        raise AccyError("accy's worker processes died as they started: a script that calls "
-                        "accy.compile_many when it is imported needs the call under "
-                        "`if __name__ == \"__main__\":` (each spawned process imports the "
-                        "main module again)") from None
+        raise AccyError("accy's worker processes died as they started (their errors are "
+                        "above). Each spawned process first runs the main module again: a "
+                        "script needs its compile_many call under `if __name__ == "
+                        "\"__main__\":`, and a program read from standard input cannot be "
+                        "run again (there, pass workers=0 or a ThreadPoolExecutor)") from None
 
 
 def workers_for(executor, count):
