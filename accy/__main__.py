@@ -23,6 +23,10 @@
                                compile many sources at once (accy.compile_many): one bundle
                                DIR/<stem>.accy per source that compiled, DIR/summary.jsonl
                                (a line per source), exit 1 when any failed
+    accy cache info|clear|prune [--max-bytes N] [--dir DIR]
+                               the compile cache's folder (default $ACCY_CACHE_DIR, else
+                               ~/.cache/accy): what it holds, remove every entry, or remove
+                               the least recently used down to N bytes (default its bound)
 
 SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` gives the
 arguments as a list or tuple; an `accy.jit` function or a plain one), or an IR text file with
@@ -527,6 +531,23 @@ def inspect_command(args):
     return 0
 
 
+def cache_command(args):
+    from accy.cache import Cache, default_max_bytes
+    cache = Cache(args.dir, default_max_bytes())
+    if args.action == "info":
+        info = cache.info()
+        print(f"compile cache {info.path}: {info.executables} executables, {info.kernels} "
+              f"kernels, {info.bytes} bytes (bound {info.max_bytes} bytes)"
+              + (f"; {info.temporary} unfinished writes" if info.temporary else ""))
+    elif args.action == "clear":
+        removed, nbytes = cache.clear()
+        print(f"compile cache {cache.path}: removed {removed} entries ({nbytes} bytes)")
+    else:
+        removed, left = cache.prune(args.max_bytes)
+        print(f"compile cache {cache.path}: removed {removed} entries; {left} bytes left")
+    return 0
+
+
 def _opt_arguments(p):
     p.add_argument("file", help="IR text file, or - for standard input")
     p.add_argument("--generic", action="store_true", help="print MLIR's generic form")
@@ -597,6 +618,13 @@ def _parser():
                         "accy.target, else sm_90)")
     i = sub.add_parser("inspect", help="check a bundle and print what it holds")
     i.add_argument("file", help="a bundle (.accy), as accy compile or Executable.save writes")
+    k = sub.add_parser("cache", help="the compile cache: what it holds, clear it, prune it")
+    k.add_argument("action", choices=("info", "clear", "prune"))
+    k.add_argument("--max-bytes", type=int, metavar="N",
+                   help="prune: keep at most N bytes (default: the bound, "
+                        "$ACCY_CACHE_MAX_BYTES or 1 GiB)")
+    k.add_argument("--dir", metavar="DIR",
+                   help="the cache folder (default $ACCY_CACHE_DIR, else ~/.cache/accy)")
     return parser
 
 
@@ -611,6 +639,8 @@ def main(argv=None):
             return inspect_command(args)
         if args.command == "batch":
             return batch_command(args)
+        if args.command == "cache":
+            return cache_command(args)
         return demo()
     except (AccyError, OSError) as e:
         print(f"accy: error: {e}", file=sys.stderr)

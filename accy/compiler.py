@@ -28,6 +28,10 @@ to print it), and no stage it resumed past. Compiling resumes from a printed sta
 kl) or PTX: from tensor or prepared IR every later stage runs; from kl or PTX only the stages
 that need nothing but their text (ptx, cubin): a host program needs the plans, which no printed
 kl or PTX holds.
+
+`compile` looks the executable up in the compile cache first (accy/cache.py), after the tensor
+stage (the key needs the traced module), and on a miss runs the stages with the cache's kernel
+level, then stores the result; `compilation` and the resume functions never use the cache.
 """
 import time
 from collections.abc import Mapping
@@ -37,11 +41,11 @@ from accy._core.analysis import AnalysisCache, AnalysisScope
 from accy._core.attributes import DictAttr
 from accy._core.context import Context, Module, Operation
 from accy._core.text import parse
+from accy.cache import KernelReuse, cache_for, executable_key
 from accy.errors import AccyError, TypeError as DTypeError
 from accy.frontend.trace import signature, trace
 from accy.lowering.host_program import build_host_program
 from accy.lowering.kernelize import KERNELIZATION, compute_kernelization
-from accy.lowering.legalize import legalize
 from accy.lowering.ptx import emit_module
 from accy.lowering import ptxas
 from accy.passes import PassManager
@@ -86,6 +90,7 @@ class Compilation:
     assembled: object = None        # ptxas's Assembled, when the cubin stage ran it
     program: object = None          # the HostProgram
     executable: object = None
+    kernel_text: object = None      # emit_module's kernel_text: the cache's KernelReuse, or None
     done: list = field(default_factory=list)        # the stages run (or resumed past), in order
     ran: set = field(default_factory=set)           # the stages this compilation ran itself
     held: set = field(default_factory=set)          # those whose output it holds as made
@@ -176,8 +181,7 @@ def _kl(c):
 
 def _ptx(c):
     kernels = list(c.kl.body) if c.kl is not None else []
-    legalize(kernels)
-    c.ptx = emit_module(kernels, target=c.target) if kernels else ""
+    c.ptx = emit_module(kernels, target=c.target, kernel_text=c.kernel_text) if kernels else ""
 
 
 def _cubin(c):
@@ -227,17 +231,42 @@ REWRITTEN_BY = {"tensor": "prepared", "kl": "ptx"}
 
 # ---- entry points -------------------------------------------------------------------------
 
-def compile(fn, *example_args, target=None, start="tensor"):  # noqa: A001 - accy.compile
+def compile(fn, *example_args, target=None, start="tensor", cache=None):  # noqa: A001
     """An Executable for `fn` (a function traced on `example_args`' shapes and dtypes, an
     `accy.jit` function, or a module) for `target` (an arch name such as "sm_90", a
     TargetProfile field dictionary, or None for the module's own `accy.target`). `start`:
-    "prepared" when the module is prepared IR already (printed by `--emit prepared`)."""
-    return compilation(fn, *example_args, target=target, start=start).executable
+    "prepared" when the module is prepared IR already (printed by `--emit prepared`).
+    `cache`: None the default compile cache (off under ACCY_CACHE=0), False none (every stage
+    runs, every kernel emitted on its own), an `accy.cache.Cache` or a folder's path. With a
+    cache, `timings` has the lookup ("cache", after "tensor"); a hit's has those two alone."""
+    store = cache_for(cache)
+    c = _begin(fn, example_args, target, start)
+    t0 = time.perf_counter()
+    key = executable_key(c.module, start) if store is not None else None
+    if key is None:
+        return c.run("host").executable
+    digest, profile = key.digest(), read_target_profile(c.module)
+    exe = store.executable(digest, key.arguments, profile)
+    lookup = (time.perf_counter() - t0) * 1e3
+    if exe is not None:
+        exe.rebuild = c.rebuild
+        exe.timings = {"tensor": c.timings["tensor"], "cache": lookup}
+        return exe
+    c.timings["cache"] = lookup
+    c.kernel_text = KernelReuse(store, profile)
+    exe = c.run("host").executable
+    store.store(digest, exe, c.kernel_text.new)
+    return exe
 
 
 def compilation(fn, *example_args, target=None, start="tensor", stop="host"):
     """A Compilation of `fn` (as `compile` takes it) run from `start` ("tensor" or
-    "prepared") up to `stop`."""
+    "prepared") up to `stop`, with no cache."""
+    return _begin(fn, example_args, target, start).run(stop)
+
+
+def _begin(fn, example_args, target, start):
+    """A Compilation that has made its tensor stage (or, from "prepared", taken it as done)."""
     if start not in ("tensor", "prepared"):
         raise StageError(f"a function or module starts at stage 'tensor' or 'prepared', got "
                          f"{start!r} (printed kl: resume_kl; PTX: resume_ptx)")
@@ -252,7 +281,7 @@ def compilation(fn, *example_args, target=None, start="tensor", stop="host"):
         c.held.add("prepared")
     else:
         c._made("tensor")
-    return c.run(stop)
+    return c
 
 
 def resume_kl(text, target=None, stop="cubin"):

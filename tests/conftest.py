@@ -2,6 +2,8 @@
 Context, Module and Builder (`ctx`, `module`, `builder`), a random generator (`rng`), ptxas
 (`ptxas`), the CUDA test kernels' PTX (`ptx`), and skipping `gpu` tests without a GPU."""
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -16,10 +18,25 @@ from ptxas_check import assemble
 # debugging: accy.lowering.kernelize.verify_kernels)
 os.environ["ACCY_VERIFY_KERNELS"] = "1"
 
+# no compile cache unless a test asks for one (tests/test_cache.py passes its own Cache): a test
+# of a compile stage, or one that patches a lowering, must see that stage run, and a hit would
+# hide it (the key's source digest is read once per process, so it does not see a patch). The
+# default folder is a fresh one of the session's, so that nothing (child processes included,
+# which inherit both) touches the user's ~/.cache/accy.
+os.environ["ACCY_CACHE"] = "0"
+SESSION_CACHE = os.environ["ACCY_CACHE_DIR"] = tempfile.mkdtemp(prefix="accy-test-cache-")
+
 # property tests are bounded by their example counts, not by the clock: no deadline per example
 # and no health check on slow generation (a loaded machine is slower, not wrong)
 settings.register_profile("accy", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("accy")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache_folder():
+    """The session's default cache folder (set above), removed at the end."""
+    yield SESSION_CACHE
+    shutil.rmtree(SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
