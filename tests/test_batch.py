@@ -17,6 +17,7 @@ import pytest
 import accy
 import accy.ops as ops
 from accy.batch import compile_batch
+from accy.cache import Cache
 from accy.batch.dispatch import dispatch
 from accy.batch.executors import SpawnPool, Workers
 from accy.__main__ import batch_stems, main
@@ -128,11 +129,42 @@ def test_results_equal_accy_compile(rng):
     assert isinstance(batch[2].run(x, device="emulator"), list)
 
 
+def test_cache_shared_by_workers_and_served_in_the_caller(tmp_path):
+    graphs = [(lambda t, r=r: ops.softmax(t[:r]) + r, (X,)) for r in ROWS]
+    cache = Cache(tmp_path / "cache")
+    cold = compile_batch(graphs, workers=2, cache=cache)
+    assert not any(o.cache_hit for o in cold) and cache.stats()["hits"] == 0
+    assert len(os.listdir(tmp_path / "cache" / "executables")) > 0    # written by the workers
+    dead = cf.ThreadPoolExecutor(1)
+    dead.shutdown()                     # a job sent to it would fail: every one is a hit here
+    warm = compile_batch(graphs, executor=dead, cache=Cache(tmp_path / "cache"))
+    assert all(o.cache_hit and isinstance(o.result, accy.Executable) for o in warm)
+    for c, w in zip(cold, warm):
+        assert c.result.ptx == w.result.ptx and c.result.program.text() == w.result.program.text()
+        assert set(w.result.timings) == {"tensor", "cache"}
+    off = compile_batch(graphs[:1], executor=dead, cache=False)    # no cache: sent, and refused
+    assert off[0].result.error_type == "RuntimeError" and not off[0].cache_hit
+
+
+def test_a_graph_twice_in_a_batch_is_compiled_once(tmp_path):
+    cache = Cache(tmp_path)
+    same = (lambda t: ops.exp(t) * 2, (X,))
+    with cf.ThreadPoolExecutor(2) as executor:      # threads share the caller's Cache object
+        outcomes = compile_batch([same, (lambda t: t - 1, (X,)), same, same],
+                                 executor=executor, cache=cache)
+    assert [o.cache_hit for o in outcomes] == [False, False, True, True]
+    assert cache.stats()["misses"] == 4       # two graphs: a look-up here, one in the worker
+    first, _, second, third = (o.result for o in outcomes)
+    assert first is not second and first.ptx == second.ptx == third.ptx
+
+
 def test_bad_arguments():
     with pytest.raises(accy.AccyError, match="workers must be"):
         accy.compile_many([], workers=-1)
     with pytest.raises(accy.AccyError, match="concurrent.futures.Executor"):
         accy.compile_many([], executor=object())
+    with pytest.raises(accy.TypeError, match="cache must be"):
+        accy.compile_many([], workers=0, cache=3)
     (both,) = accy.compile_many([accy.Job(function=abs, module="x")], workers=0)
     assert both.error_type == "TypeError" and "exactly one" in both.message
     assert accy.compile_many([], workers=0) == []
@@ -249,6 +281,18 @@ def test_batch_command_end_to_end(tmp_path, capsys, rng):
     captured = capsys.readouterr()
     assert "accy: error: " + failing[0] + ": ShapeError" in captured.err
     assert "3 jobs: 1 compiled (0 from the cache), 2 failed" in captured.out
+
+
+def test_batch_command_with_the_default_cache(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ACCY_CACHE", "1")
+    monkeypatch.setenv("ACCY_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "double.mlir").write_text(function_ir("double", "6x40"))
+    argv = ["batch", str(tmp_path / "double.mlir"), "-o", str(tmp_path / "out"), "-j", "0"]
+    for hit in (False, True):
+        assert main(argv) == 0
+        (line,) = (tmp_path / "out" / "summary.jsonl").read_text().splitlines()
+        assert json.loads(line)["cache_hit"] is hit
+    assert "1 compiled (1 from the cache)" in capsys.readouterr().out
 
 
 def test_batch_stems_are_safe_and_unique():

@@ -15,12 +15,14 @@ from accy.errors import AccyError
 
 
 class Workers:
-    """A caller's executor, used as it is (never shut down here)."""
+    """A caller's executor, used as it is (never shut down here). `in_caller`: whether its
+    calls run in the caller's process (threads), so that they may share its objects."""
     owned = False
 
-    def __init__(self, executor, slots):
+    def __init__(self, executor, slots, in_caller=False):
         self.executor = executor
         self.slots = slots
+        self.in_caller = in_caller
 
     def submit(self, fn, *args):
         return self.executor.submit(fn, *args)
@@ -73,7 +75,7 @@ class InProcess(Workers):
     """No pool: each call runs in the caller, when it is submitted."""
 
     def __init__(self):
-        super().__init__(None, 1)
+        super().__init__(None, 1, in_caller=True)
 
     def submit(self, fn, *args):
         future = cf.Future()
@@ -119,7 +121,7 @@ def workers_for(executor, count):
         raise AccyError(f"executor must be a concurrent.futures.Executor or a "
                         f"distributed.Client, got {type(executor).__name__}")
     return Workers(executor, count or getattr(executor, "_max_workers", None)
-                   or os.cpu_count() or 1)
+                   or os.cpu_count() or 1, in_caller=isinstance(executor, cf.ThreadPoolExecutor))
 
 
 def _is_dask_client(obj):

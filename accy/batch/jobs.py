@@ -57,10 +57,9 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A job made ready for a worker: its module (the caller keeps it, for a cache look-up),
-    that module's text, and the traced function's output structure."""
+    """A job made ready: its tensor module with its target set (looked up in the cache, else
+    printed for a worker), and the traced function's output structure."""
     module: object
-    text: str
     rebuild: object
     seconds: float
 
@@ -102,7 +101,7 @@ def prepare(job, target):
                          f"{type(source).__name__}")
     c = compilation(source, *job.args, target=job.target if job.target is not None else target,
                     stop="tensor")
-    return Prepared(c.module, c.module.print(), c.rebuild, time.perf_counter() - t0)
+    return Prepared(c.module, c.rebuild, time.perf_counter() - t0)
 
 
 def failure(error, job):
