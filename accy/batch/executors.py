@@ -9,6 +9,7 @@ broken pool (only accy's own pool can be replaced).
 import concurrent.futures as cf
 import multiprocessing
 import os
+import sys
 
 from accy.batch import worker
 from accy.errors import AccyError
@@ -50,6 +51,7 @@ class SpawnPool(Workers):
     def start(self):
         """Start the processes (they import accy while the caller traces its jobs)."""
         if self.executor is None:
+            _check_main_reruns()
             self.executor = cf.ProcessPoolExecutor(
                 self.slots, mp_context=multiprocessing.get_context("spawn"))
             self.started = self.executor.submit(worker.identity)
@@ -86,6 +88,19 @@ class InProcess(Workers):
         return future
 
 
+def _check_main_reruns():
+    """An AccyError when the main module is a file that spawned processes cannot run again
+    (a program read from standard input: its __file__ is '<stdin>')."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is None and path is not None \
+            and not os.path.isfile(path):
+        raise AccyError(f"accy's process pool cannot start from this program ({path}): each "
+                        f"spawned process first runs the main module again, and there is no "
+                        f"such file. Pass workers=0 (compile in this process) or an executor "
+                        f"(a ThreadPoolExecutor), or run the program from a file")
+
+
 def _wait_started(executor, started):
     """Wait for a new pool's first process to answer: a pool whose processes die as they start
     (spawn runs the main module again in each: an unguarded script calls compile_many again
@@ -97,8 +112,7 @@ def _wait_started(executor, started):
         raise AccyError("accy's worker processes died as they started (their errors are "
                         "above). Each spawned process first runs the main module again: a "
                         "script needs its compile_many call under `if __name__ == "
-                        "\"__main__\":`, and a program read from standard input cannot be "
-                        "run again (there, pass workers=0 or a ThreadPoolExecutor)") from None
+                        "\"__main__\":`") from None
 
 
 def workers_for(executor, count):
