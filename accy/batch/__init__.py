@@ -62,7 +62,11 @@ def compile_batch(jobs, workers=None, executor=None, cache=None, progress=None, 
                 settle(i, CompileFailure(*payload[:2], jobs[i], payload[2]), before + seconds)
                 continue
             t0 = time.perf_counter()
-            exe = read(payload)
+            try:
+                exe = read(payload)
+            except AccyError as e:      # bytes a worker of another accy build sent
+                settle(i, failure(e, jobs[i]), before + seconds)
+                continue
             exe.rebuild = prepared[i].rebuild
             settle(i, exe, before + seconds + time.perf_counter() - t0, hit)
 
