@@ -50,6 +50,7 @@ FORMAT = 1                      # the key's recipe and the entries' layout; bump
 DEFAULT_MAX_BYTES = 1 << 30
 LOCK_TIMEOUT_S = 30.0           # a writer that cannot take the lock by then skips its write
 MEMO_BYTES = 32 << 20           # kernel texts a Cache keeps in memory (a batch in one process)
+MAX_STATE_BYTES = 1 << 20       # of the lock file's state
 EXECUTABLES, KERNELS = "executables", "kernels"
 SUFFIX = {EXECUTABLES: ".accy", KERNELS: ".ptx"}
 TEMPORARY = ".tmp-"             # the prefix of a file not yet renamed onto its entry
@@ -143,6 +144,23 @@ def _build():
             "numpy": np.__version__, "python": sys.implementation.cache_tag}
 
 
+def _fields(record):
+    """A dataclass's fields as a dict (dataclasses.asdict's deep copy costs a third of a warm
+    hit); dataclass values nested in tuples (the target's schedules) as dicts too."""
+    out = {}
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            value = [_fields(v) for v in value]
+        out[f.name] = value
+    return out
+
+
+def target_fields(profile):
+    """Every field of TargetProfile `profile`, its schedules as dicts."""
+    return _fields(profile)
+
+
 def _digest(fields):
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -165,7 +183,7 @@ class ExecutableKey:
     python: str
 
     def digest(self):
-        return _digest({"executable": dataclasses.asdict(self)})
+        return _digest({"executable": _fields(self)})
 
 
 def executable_key(module, start="tensor"):
@@ -178,7 +196,7 @@ def executable_key(module, start="tensor"):
     context = module.context
     return ExecutableKey(
         module=module.fingerprint(), start=start, arguments=arguments,
-        target=dataclasses.asdict(profile),
+        target=target_fields(profile),
         context={"allow_unregistered": bool(context.allow_unregistered),
                  **context.capacity.as_limits()},
         ptxas=ptxas_version() if profile.artifact_format == "cubin" else "",
@@ -214,7 +232,7 @@ class KernelKey:
     python: str
 
     def digest(self):
-        return _digest({"kernel": dataclasses.asdict(self)})
+        return _digest({"kernel": _fields(self)})
 
 
 def kernel_fingerprint(op):
@@ -283,6 +301,7 @@ class Cache:
         self._memo = OrderedDict()      # kernel key -> text
         self._memo_bytes = 0
         self._guard = threading.Lock()
+        self._lock_fd = None            # while this object holds the folder's lock
 
     def __repr__(self):
         return f"Cache({self.path!r}, max_bytes={self.max_bytes})"
@@ -398,11 +417,14 @@ class Cache:
         return f"{kind}/{key[:2]}/{key}{SUFFIX[kind]}"
 
     def _read(self, rel):
-        """(bytes, (inode, size, mtime)) of entry `rel`, or (None, None) when it is not there."""
+        """(bytes, (inode, size, mtime)) of entry `rel`, or (None, None) when it is not there
+        or is larger than this cache's bound (which it would not have stored)."""
         try:
             with open(os.path.join(self.path, rel), "rb") as f:
                 st = os.fstat(f.fileno())
-                return f.read(), (st.st_ino, st.st_size, st.st_mtime_ns)
+                if st.st_size > self.max_bytes:
+                    return None, None
+                return f.read(self.max_bytes + 1), (st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
             return None, None
 
@@ -419,14 +441,16 @@ class Cache:
             return
 
         def drop():
-            path = os.path.join(self.path, rel)
+            path = os.path.join(self._folder(os.path.dirname(rel)), os.path.basename(rel))
             try:
                 st = os.stat(path)
             except FileNotFoundError:
                 return
             if (st.st_ino, st.st_size, st.st_mtime_ns) == seen:
                 os.unlink(path)
-                self._settled_bytes -= st.st_size
+                # counted afresh: the damage may have changed the entry's size
+                entries, _ = self._scan(clean=True)
+                self._settled_bytes = sum(size for _, size, _ in entries)
         with contextlib.suppress(_LockTimeout, OSError):
             self._under_lock(drop, timeout=1.0)
 
@@ -443,8 +467,8 @@ class Cache:
         if not fitting:
             return
         try:
-            for rel, _ in fitting:
-                os.makedirs(os.path.join(self.path, os.path.dirname(rel)), exist_ok=True)
+            for rel in {os.path.dirname(rel) for rel, _ in fitting}:
+                self._folder(rel, create=True)
             self._under_lock(lambda: self._write_entries(fitting))
         except _LockTimeout:
             self._warn(f"the compile cache {self.path}: its lock was held for more than "
@@ -454,7 +478,8 @@ class Cache:
             why = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
                    errno.EROFS: "it is on a read-only file system",
                    errno.EACCES: "it is not writable", errno.EPERM: "it is not writable",
-                   errno.ENOTDIR: "a part of its path is a file"}.get(e.errno, str(e))
+                   errno.ENOTDIR: "a part of its path is a file",
+                   errno.ELOOP: "a folder in it is a symbolic link"}.get(e.errno, str(e))
             self._warn(f"the compile cache {self.path} cannot be written ({why}): compiling "
                        f"without storing (entries already there are still used)")
 
@@ -462,8 +487,8 @@ class Cache:
         temps = []
         try:
             for rel, data in writes:
-                fd, temp = tempfile.mkstemp(dir=os.path.join(self.path, os.path.dirname(rel)),
-                                            prefix=TEMPORARY)
+                folder = self._folder(os.path.dirname(rel))
+                fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMPORARY)
                 temps.append((rel, fd, temp, data, _size(os.path.join(self.path, rel))))
             # what a writer killed from here on leaves is settled by the next lock holder
             self._write_state([(rel, os.path.relpath(temp, self.path).replace(os.sep, "/"),
@@ -488,6 +513,22 @@ class Cache:
         if self._settled_bytes > self.max_bytes:
             self._evict_to(self.max_bytes * 3 // 4, count=True,
                            keep={rel for rel, _ in writes})
+
+    def _folder(self, rel_folder, create=False):
+        """The path of this cache's folder `rel_folder` (made when `create`), refused (OSError)
+        when it or a folder above it in the cache is a symbolic link: nothing is written, or
+        removed, outside the cache folder."""
+        path = self.path
+        if create:
+            os.makedirs(path, exist_ok=True)
+        for part in rel_folder.split("/"):
+            path = os.path.join(path, part)
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(path)
+            if os.path.islink(path):
+                raise OSError(errno.ELOOP, f"{path} is a symbolic link")
+        return path
 
     def _evict_to(self, limit, count, keep=()):
         """Remove entries, least recently used first (those in `keep` last), until at most
@@ -516,12 +557,12 @@ class Cache:
         entries, temporary = [], []
         for kind in (EXECUTABLES, KERNELS):
             try:
-                shards = sorted(os.listdir(os.path.join(self.path, kind)))
+                shards = sorted(os.listdir(self._folder(kind)))
             except OSError:
                 continue
             for shard in shards:
-                folder = os.path.join(self.path, kind, shard)
                 try:
+                    folder = self._folder(f"{kind}/{shard}")
                     names = os.listdir(folder)
                 except OSError:
                     continue
@@ -541,23 +582,25 @@ class Cache:
     # ---- the lock and the byte count -----------------------------------------------------
     def _under_lock(self, work, timeout=LOCK_TIMEOUT_S):
         """work() under the folder's lock, with `self._settled_bytes` the entries' total
-        (settled from the state file, or counted); the new total is written back after."""
+        (settled from the lock file, or counted); the new total is written back after."""
         os.makedirs(self.path, exist_ok=True)
         fd = os.open(os.path.join(self.path, "lock"),
-                     os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         try:
             _flock(fd, timeout)
+            self._lock_fd = fd
             self._settled_bytes = self._settle()
             result = work()
             self._write_state([])
             return result
         finally:
+            self._lock_fd = None
             os.close(fd)            # releases the lock
 
     def _settle(self):
-        """The entries' total bytes: the state file's count, after what a writer killed
+        """The entries' total bytes: the lock file's count, after what a writer killed
         mid-write left there (its temporary files removed, its entries counted as they are);
-        counted afresh when the file is missing or unreadable."""
+        counted afresh when the count is missing or fails its check."""
         state = self._read_state()
         if state is None:
             entries, _ = self._scan(clean=True)
@@ -565,16 +608,21 @@ class Cache:
         total, pending = state
         for rel, temp, old in pending:
             with contextlib.suppress(OSError):
-                os.unlink(os.path.join(self.path, temp))
+                folder = self._folder(os.path.dirname(temp)) if "/" in temp else self.path
+                os.unlink(os.path.join(folder, os.path.basename(temp)))
             total += _size(os.path.join(self.path, rel)) - old
         return max(total, 0)
 
     def _read_state(self):
-        """(bytes, pending writes) from the state file, or None when it is not a valid one
-        (every field checked: a pending path names an entry or temporary file here)."""
+        """(bytes, pending writes) from the lock file (JSON, a newline, its CRC-32 in hex), or
+        None when it holds no valid state (every field checked: a pending path names an entry
+        or a temporary file of this folder)."""
         try:
-            with open(os.path.join(self.path, "state"), "rb") as f:
-                state = json.loads(f.read(1 << 20).decode("utf-8"))
+            data = os.pread(self._lock_fd, MAX_STATE_BYTES + 1, 0)
+            text, _, crc = data.decode("ascii").rpartition("\n")
+            if len(data) > MAX_STATE_BYTES or crc != f"{zlib.crc32(text.encode()):08x}":
+                return None
+            state = json.loads(text)
             total, pending = state["bytes"], state["pending"]
             if type(total) is not int or total < 0 or not isinstance(pending, list):
                 return None
@@ -588,17 +636,14 @@ class Cache:
             return None
 
     def _write_state(self, pending):
-        data = json.dumps({"bytes": self._settled_bytes, "pending": pending}).encode("ascii")
-        fd, temp = tempfile.mkstemp(dir=self.path, prefix=TEMPORARY)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.chmod(temp, 0o666 & ~_umask())
-            os.replace(temp, os.path.join(self.path, "state"))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        """Write the count and `pending` into the lock file in place (a torn write fails the
+        CRC and is counted afresh)."""
+        text = json.dumps({"bytes": self._settled_bytes, "pending": pending})
+        data = f"{text}\n{zlib.crc32(text.encode()):08x}".encode("ascii")
+        if len(data) > MAX_STATE_BYTES:
+            data = b""              # too many pending writes to record: counted afresh
+        os.pwrite(self._lock_fd, data, 0)
+        os.ftruncate(self._lock_fd, len(data))
 
     def _warn(self, message):
         if not self._warned:
@@ -607,7 +652,7 @@ class Cache:
 
 
 def _flock(fd, timeout):
-    deadline, delay = time.monotonic() + timeout, 0.001
+    deadline, delay = time.monotonic() + timeout, 0.0002
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -616,7 +661,7 @@ def _flock(fd, timeout):
             if time.monotonic() > deadline:
                 raise _LockTimeout() from None
             time.sleep(delay)
-            delay = min(2 * delay, 0.05)
+            delay = min(2 * delay, 0.002)      # a writer holds the lock for a few ms
 
 
 def _size(path):

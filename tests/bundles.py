@@ -79,8 +79,8 @@ def _while(x, n):
 def _nested_with_host_step(x, n):
     """Two loops, the inner body's f64 row pipeline on the host (no f64 exp kernel)."""
     def outer(i, c):
-        return ops.fori_loop(0, n, lambda j, d: ops.exp(d) * 0.5 + ops.sum(d, -1, keepdims=True),
-                             c * 2.0)
+        return ops.fori_loop(0, n, lambda j, d: ops.exp(-d * d) * 0.5
+                             + ops.sum(d, -1, keepdims=True) * 0.1, c * 2.0)
     return ops.fori_loop(0, n, outer, x)
 
 
@@ -115,6 +115,19 @@ def _arrays(*specs):
     return lambda rng: [s(rng) if callable(s) else _draw(rng, *s) for s in specs]
 
 
+# a target with a generated schedule of every kind (the row one used by "scheduled")
+SCHEDULED = {
+    "arch": "sm_90", "ptx_version": "8.3",
+    "row_pipeline_schedules": [{"row_length": 512, "dtype": "f32", "threads_per_row": 128,
+                                "elements_per_thread": 4}],
+    "scan_schedules": [{"length": 4096, "dtype": "f32", "threads": 512,
+                        "elements_per_thread": 8}],
+    "dot_schedules": [{"m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "tile_m": 128,
+                       "tile_n": 256, "tile_k": 32, "stages": 4, "splits": 1}],
+    "attention_schedules": [{"seq_q": 4096, "seq_k": 4096, "head_dim": 64, "dtype": "bf16",
+                             "block_q": 128, "block_k": 64}],
+}
+
 # name -> (function or module, inputs(rng) -> arrays, target)
 SAMPLES = {
     "elementwise": (lambda x, y: x * y + 1, _arrays(((64,), "f32"), ((64,), "f32")), None),
@@ -135,6 +148,7 @@ SAMPLES = {
     "dtypes": (_mixed_dtypes, _arrays(((6,), "i8"), ((6,), "bf16"), ((6,), "i1")), None),
     "cubin": (lambda x: ops.exp(x) * 2, _arrays(((64,), "f32")),
               {"arch": "sm_90", "artifact_format": "cubin"}),
+    "scheduled": (lambda x: ops.softmax(x, -1), _arrays(((2, 512), "f32")), SCHEDULED),
     "fast_sm80": (lambda x: ops.tanh(x) + ops.exp(-x), _arrays(((64,), "f32")),
                   {"arch": "sm_80", "math_tier": "fast"}),
     "transformer": (transformer.block, lambda rng: list(transformer.example_inputs()), None),

@@ -475,3 +475,20 @@ def test_missing_kernel_and_wrong_arguments_are_reported():
         module.get_function("nope")
     with pytest.raises(KernelFault, match="takes 1 parameters, got 2"):
         module.get_function("oob_store")(dev.mem_alloc(4), np.int32(1), block=(1, 1, 1))
+
+
+def test_octal_immediates_are_read_as_ptx_reads_them():
+    from accy.runtime.emulator.ptx import PtxError, parse_immediate
+    assert parse_immediate("017").value == 15 and parse_immediate("-010").value == -8
+    assert parse_immediate("0").value == 0 and parse_immediate("0x1F").value == 31
+    with pytest.raises(PtxError, match="not an octal number"):
+        parse_immediate("09")
+
+
+def test_an_allocation_the_host_cannot_hold_is_an_accy_error():
+    from accy.errors import AccyError
+    from accy.runtime.emulator.driver import Emulator
+    device = Emulator()
+    with pytest.raises(AccyError, match="cannot allocate"):
+        device.mem_alloc(1 << 62)
+    assert device.memory.bases == []        # nothing half-made

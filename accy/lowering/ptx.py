@@ -5,9 +5,10 @@ op through the templates below and the control flow of loops and branches.
 
 `kernels` is a list of `kl.kernel` ops (or one, or a module holding them). The emitter
 translates legal kl (accy/lowering/legalize.py: division by constants, range facts, i1
-arithmetic and f16/bf16 widening are rewritten there); `emit_module` first legalizes, in
-place, every kernel not yet marked `legal`, so a caller may hand it any kl (the compiler runs
-`legalize` as a stage of its own, and the emitter then finds every kernel marked). `arch` (or the
+arithmetic and f16/bf16 widening are rewritten there); `emit_kernel` first legalizes, in
+place, a kernel not yet marked `legal`, so a caller may hand `emit_module` any kl (the
+compiler's ptx stage relies on it; a kernel whose text its `kernel_text` takes from the compile
+cache is not legalized, nor emitted). `arch` (or the
 `target` keyword) may also be an `accy.passes.target.TargetProfile` (its arch, ptx_version and
 math_tier are used). sm_80 or later (min.NaN, bf16 cvt/fma), PTX ISA 7.8 or later. The text has
 `.version`, `.target`, `.address_size 64` and one `.visible .entry` per kernel, named by its

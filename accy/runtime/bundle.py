@@ -86,10 +86,7 @@ def _decode(data):
     sections = _sections(data, entries)
     manifest = _manifest(_Cursor(sections[F.MANIFEST], F.MANIFEST))
     program = _Program(_Cursor(sections[F.PROGRAM], F.PROGRAM), manifest).read()
-    ptx = _text(sections, F.PTX) if F.PTX in sections else ""
-    if F.PTX not in sections and any(m == F.IN_PTX for _, m in manifest.kernels):
-        raise BundleError("bundle: section table: there is no ptx section, but the manifest "
-                          "has kernels in it")
+    ptx = _ptx(sections, manifest)
     modules = _kernel_modules(sections, manifest)
     module_text = _text(sections, F.MODULE_TEXT)
     info = _Info(sections[F.INFO], manifest, program, arch).read()
@@ -108,7 +105,12 @@ def _decode(data):
 
 # ---- header and section table -------------------------------------------------------------
 
+MAX_MESSAGE = 1000      # a message quotes names and values from the file: a long one is cut
+
+
 def _fail(where, message):
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE * 2 // 3] + " ... " + message[-MAX_MESSAGE // 3:]
     raise BundleError(f"bundle: {where}: {message}")
 
 
@@ -170,7 +172,8 @@ def _sections(data, entries):
             _fail(where, f"the {name} section ({length} bytes at offset {offset}) runs past "
                          f"the end of the file ({len(data)} bytes)")
         found[kind] = (offset, length, crc)
-    spans = sorted((offset, offset + length, kind) for kind, (offset, length, _) in found.items())
+    spans = sorted((offset, offset + length, kind) for kind, (offset, length, _) in found.items()
+                   if length)              # an empty section overlaps nothing
     for (_, end, first), (start, _, second) in zip(spans, spans[1:]):
         if start < end:
             _fail("section table", f"the {F.SECTION_NAMES[first]} and "
@@ -187,6 +190,20 @@ def _sections(data, entries):
                   f"its CRC-32 is {zlib.crc32(section):08x}, the table says {crc:08x}")
         out[kind] = section
     return out
+
+
+def _ptx(sections, manifest):
+    """The ptx section's text ("" when there is none), which the manifest's kernels of
+    module 0 need."""
+    needed = any(module == F.IN_PTX for _, module in manifest.kernels)
+    if F.PTX not in sections:
+        if needed:
+            _fail("section table", "there is no ptx section, but the manifest has kernels in it")
+        return ""
+    ptx = _text(sections, F.PTX)
+    if needed and not ptx:
+        _fail("ptx section", "it is empty, but the manifest has kernels in it")
+    return ptx
 
 
 def _text(sections, kind):
@@ -723,7 +740,7 @@ class _Info:
     def rebuild(self, value):
         if value is None:
             return None
-        if value not in STRUCTURES:
+        if not isinstance(value, str) or value not in STRUCTURES:
             self.fail(f"rebuild is {value!r}, not null or one of {', '.join(STRUCTURES)}")
         if value == "value" and len(self.manifest.results) != 1:
             self.fail(f"rebuild 'value' needs one result, the manifest has "

@@ -61,11 +61,10 @@ def _bundle(exe):
 
 
 def _field(text, size, what):
-    data = text.encode("ascii", "replace")
-    if not text.isascii() or not data or len(data) > size or b"\0" in data:
+    if not (text.isascii() and text.isprintable() and 1 <= len(text) <= size):
         raise BundleError(f"bundle: cannot write this executable: the {what} {text!r} is not "
-                          f"1 to {size} ASCII characters")
-    return data
+                          f"1 to {size} printable ASCII characters")
+    return text.encode("ascii")
 
 
 def _text(text, what):
@@ -104,11 +103,18 @@ class _Out:
         self.u32(len(data))
         self.parts.append(data)
 
+    def name(self, text, what):
+        """A name (a kernel's, a dtype): a str of ASCII, not empty."""
+        if not text or not text.isascii():
+            raise BundleError(f"bundle: cannot write this executable: {what} {text[:80]!r} is "
+                              f"not a non-empty ASCII name")
+        self.str(text, what)
+
     def tensor(self, shape, dtype):
         if dtype not in F.DTYPE_BYTES:
             raise BundleError(f"bundle: cannot write this executable: dtype {dtype!r} is not "
                               f"one of format {F.VERSION}'s")
-        self.str(dtype, "a dtype")
+        self.name(dtype, "a dtype")
         self.u32(len(shape))
         for d in shape:
             self.i64(d)
@@ -133,7 +139,7 @@ def _manifest(exe):
             out.tensor(shape, dtype)
     out.u32(len(exe.kernels))
     for k in exe.kernels:
-        out.str(k.name, "a kernel name")
+        out.name(k.name, "a kernel name")
         out.u8(F.IN_PTX if k.ptx is None else F.IN_KERNEL_MODULES)
     return out.bytes()
 
@@ -167,7 +173,7 @@ def _steps(out, steps):
     for step in steps:
         if isinstance(step, Launch):
             out.u8(F.LAUNCH)
-            out.str(step.kernel, "a kernel name")
+            out.name(step.kernel, "a kernel name")
             for d in tuple(step.grid) + tuple(step.block):
                 out.u32(d)
             out.u32(step.shared_bytes)
@@ -219,7 +225,7 @@ def _kernel_modules(calls):
     out = _Out()
     out.u32(len(calls))
     for k in calls:
-        out.str(k.name, "a kernel name")
+        out.name(k.name, "a kernel name")
         out.str(k.ptx, f"kernel {k.name}'s PTX")
     return out.bytes()
 

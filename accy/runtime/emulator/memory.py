@@ -31,6 +31,10 @@ class MemoryFault(LaneFault):
     """An invalid device memory access (out of bounds, misaligned, uninitialized, a race)."""
 
 
+class OutOfMemory(AccyError, MemoryError):
+    """An allocation larger than the host's memory can hold."""
+
+
 class GlobalMemory:
     """Allocations addressed by device pointers."""
 
@@ -44,10 +48,15 @@ class GlobalMemory:
         nbytes = int(nbytes)
         if nbytes < 0:
             raise ValueError(f"cannot allocate {nbytes} bytes")
+        try:
+            buffer = np.zeros(nbytes, np.uint8)
+        except MemoryError:
+            raise OutOfMemory(f"the emulator cannot allocate {nbytes} bytes: the host's memory "
+                              f"cannot hold them") from None
         base = self.next
         self.next = base + ((max(nbytes, 1) + 255) // 256) * 256 + GAP
         self.bases.append(base)
-        self.buffers[base] = np.zeros(nbytes, np.uint8)
+        self.buffers[base] = buffer
         self._table = None
         return base
 

@@ -161,6 +161,11 @@ def parse_immediate(text):
         return Imm(struct.unpack("<d", int(t[2:], 16).to_bytes(8, "little"))[0], True)
     if "." in t or "e" in t.lower() and not t.lower().startswith(("0x", "-0x")):
         return Imm(float(t), True)
+    digits = t.lstrip("+-")
+    if len(digits) > 1 and digits[0] == "0" and digits.isdigit():    # PTX: 0[0-7]+ is octal
+        if not set(digits) <= set("01234567"):
+            raise PtxError(f"{text} is not an octal number (PTX reads a leading 0 as octal)")
+        return Imm(int(t, 8))
     return Imm(int(t, 0))
 
 
