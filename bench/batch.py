@@ -7,7 +7,8 @@ cache off and on (when they are installed: pip install ".[bench]").
 
 Every pool is started and its processes have imported their compiler before the clock starts,
 so the figures are throughput, not start-up. Measures:
-  accy cold     compile_many(graphs, executor=pool) with an empty compile cache
+  accy cold     compile_many(graphs, executor=pool) with an empty compile cache (its writes
+                included); "no cache": cache=False
   accy warm     the same graphs again: every one a cache hit served in the caller, given as
                 functions (trace, fingerprint, look-up, load) and as traced modules (copy,
                 fingerprint, look-up, load)
@@ -205,12 +206,14 @@ def _accy_init():
 
 
 def accy_seconds(specs, workers, cache_dir):
-    """Seconds compile_many takes for `specs` on a started pool of `workers` processes."""
+    """Seconds compile_many takes for `specs` on a started pool of `workers` processes, with
+    the cache of `cache_dir` (None: no cache)."""
     jobs = [accy_graph(spec) for spec in specs]
     executor = pool(workers, _accy_init)
+    cache = _cache(cache_dir) if cache_dir else False
     try:
         seconds, results = timed(lambda: accy.compile_many(jobs, executor=executor,
-                                                           cache=_cache(cache_dir)))
+                                                           cache=cache))
     finally:
         executor.shutdown()
     failed = [r for r in results if isinstance(r, accy.CompileFailure)]
@@ -296,6 +299,7 @@ def write_triton_module(specs, folder):
 
 def _triton_init(folder):
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(dir=folder)   # a cold cache per worker
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # its default, said (no warning)
     sys.path.insert(0, folder)
     import batch_triton_kernels  # noqa: F401 - imported (with triton) before the clock starts
 
@@ -412,9 +416,11 @@ def main():
         for workers in (1, 2):
             cache = tempfile.mkdtemp(dir=scratch)
             cold[workers] = accy_seconds(specs, workers, cache)
-            rows.append([f"all graphs, cold, {workers} worker{'s' * (workers > 1)}",
-                         rate(len(specs), cold[workers]),
-                         f"{cold[workers] / len(specs) * 1e3:.2f}", "-", "-", "-", "-"])
+            off = accy_seconds(specs, workers, None)
+            for what, seconds in (("cold", cold[workers]), ("no cache", off)):
+                rows.append([f"all graphs, {what}, {workers} worker{'s' * (workers > 1)}",
+                             rate(len(specs), seconds), f"{seconds / len(specs) * 1e3:.2f}",
+                             "-", "-", "-", "-"])
         for traced in (False, True):
             warm, hits = accy_warm_seconds(specs, cache, traced)
             warm_ms = warm / len(specs) * 1e3
