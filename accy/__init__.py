@@ -9,9 +9,11 @@ from accy.frontend.jit import jit
 from accy.runtime.bundle import load
 from accy.runtime.devices import DeviceUnavailable
 from accy.runtime.executable import Executable
+from accy.runtime.native import get_include, get_library
 from accy.version import VERSION
 
 __version__ = VERSION
 __all__ = ["ir", "ops", "jit", "compile", "compile_many", "Job", "CompileFailure",
            "dask_executor", "load", "Executable", "DeviceUnavailable", "AccyError",
-           "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError", "BundleError"]
+           "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError", "BundleError",
+           "get_include", "get_library"]

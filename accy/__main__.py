@@ -27,6 +27,9 @@
                                the compile cache's folder (default $ACCY_CACHE_DIR, else
                                ~/.cache/accy): what it holds, remove every entry, or remove
                                the least recently used down to N bytes (default its bound)
+    accy config [--cflags] [--libs]
+                               the flags that compile and link a C program against libaccyrt,
+                               the C runtime (both when neither is asked for)
 
 SOURCE is FILE.py:FUNC or package.module:FUNC (the module's `example_inputs()` gives the
 arguments as a list or tuple; an `accy.jit` function or a plain one), or an IR text file with
@@ -545,6 +548,12 @@ def cache_command(args):
     else:
         removed, left = cache.prune(args.max_bytes)
         print(f"compile cache {cache.path}: removed {removed} entries; {left} bytes left")
+
+
+def config_command(args):
+    from accy.runtime.native import config_flags
+    both = not (args.cflags or args.libs)
+    print(config_flags(cflags=args.cflags or both, libs=args.libs or both))
     return 0
 
 
@@ -625,6 +634,9 @@ def _parser():
                         "$ACCY_CACHE_MAX_BYTES or 1 GiB)")
     k.add_argument("--dir", metavar="DIR",
                    help="the cache folder (default $ACCY_CACHE_DIR, else ~/.cache/accy)")
+    c = sub.add_parser("config", help="compiler flags for C programs using libaccyrt")
+    c.add_argument("--cflags", action="store_true", help="the -I flag for accyrt.h")
+    c.add_argument("--libs", action="store_true", help="the -L, -l and rpath flags")
     return parser
 
 
@@ -641,6 +653,8 @@ def main(argv=None):
             return batch_command(args)
         if args.command == "cache":
             return cache_command(args)
+        if args.command == "config":
+            return config_command(args)
         return demo()
     except (AccyError, OSError) as e:
         print(f"accy: error: {e}", file=sys.stderr)

@@ -17,7 +17,7 @@ import accy
 from accy.__main__ import main
 from accy.errors import BundleError
 from accy.runtime import bundle, bundle_format as F
-from accy.runtime.program import Copy, Loop, Ref, Slot
+from accy.runtime.program import Copy, Loop, Memset, Operand, Ref, Slot
 
 from bundles import SAMPLES, compiled, write_samples
 
@@ -384,9 +384,9 @@ BAD = {
                                  + compiled(SAMPLE)[0].program.steps[1:]),
                              "program section: slot 99 of launch main\\$k0\\$elementwise's "
                              "param 0 is past the 9 slots"),
-    "a ref past its slot's end": (lambda: _write(steps=(Copy(Ref(1, 100), Ref(2), 64),)),
-                                  "a copy's target: 64 bytes at offset 100 of slot 1 are past "
-                                  "its 128 bytes"),
+    "a ref past its slot's end": (lambda: _write(steps=(Copy(Ref(0, 1500), Ref(2), 64),)),
+                                  "a copy's target: 64 bytes at offset 1500 of slot 0 are past "
+                                  "its 1536 bytes"),
     "an argument slot of another size": (lambda: _write(slots=(dataclasses.replace(
                                              compiled(SAMPLE)[0].program.slots[0],
                                              kind="argument", position=1),)
@@ -453,6 +453,16 @@ BAD = {
                                               b"\x03", b"\x07\x01\x00\x00\x00\x00\x00\x00\x00"
                                               b"\x03"),
                              "param 1 has tag 7, not 1 \\(ref\\) or 2 \\(i64\\)"),
+    "a copy into an argument": (lambda: bundle.write(_exe(program=_steps_with(
+                                    1, Copy(Ref(1), Ref(0), 4)))),
+                                "a copy's target writes argument slot 1, which is read only"),
+    "more bytes through a state slot than its buffers hold": (
+        lambda: bundle.write(_exe(program=_steps_with(4, Memset(Ref(5), 1100)))),
+        "1100 bytes through state slot 5 are more than its buffers hold \\(1024 bytes\\)"),
+    "a result in another result's slot": (
+        lambda: bundle.write(_exe(program=_program(results=(
+            Operand(Ref(4), (), "i32"),) + compiled(SAMPLE)[0].program.results[1:]))),
+        "result 0 lies in result slot 4 \\(position 1\\) at offset 0"),
     # the manifest against the program
     "a result of another dtype": (lambda: bundle.write(_exe(results=(((), "f32"),)
                                                             + compiled(SAMPLE)[0].results[1:])),

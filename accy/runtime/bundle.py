@@ -370,6 +370,7 @@ class _Program:
         self.c, self.manifest = c, manifest
         self.slots = ()
         self.declared = set()       # the state slots some loop has declared
+        self.room = {}              # state slot -> the bytes both of its buffers hold
 
     def read(self):
         c, m = self.c, self.manifest
@@ -397,6 +398,12 @@ class _Program:
         c.done()
         results = tuple(self.operand(raw, f"result {i}", bound)
                         for i, raw in enumerate(results))
+        for i, r in enumerate(results):
+            s = self.slots[r.ref.slot]
+            if s.kind == "result" and (s.position != i or r.ref.offset):
+                c.fail(f"result {i} lies in result slot {s.id} (position {s.position}) at "
+                       f"offset {r.ref.offset}: a result in a result slot is in its own, at "
+                       f"offset 0")
         return HostProgram(self.slots, steps, arguments, results)
 
     def slot(self, i):
@@ -456,15 +463,21 @@ class _Program:
     def raw_ref(self, what):
         return self.c.u32(f"the slot of {what}"), self.c.u64(f"the offset of {what}")
 
-    def ref(self, raw, what, nbytes, bound, state=True):
+    def ref(self, raw, what, nbytes, bound, state=True, writes=False):
         """Ref `raw` (slot, offset), checked: its slot in range; in a slot with memory, its
-        offset plus `nbytes` inside; in a state slot (where `state` allows one), offset 0 and
-        the slot in `bound`."""
+        offset plus `nbytes` inside; in a state slot (where `state` allows one), offset 0, the
+        slot in `bound` and `nbytes` within both of its buffers; where the step `writes` it,
+        not in an argument or constant slot (the caller's inputs are read only)."""
         slot, offset = raw
         if slot >= len(self.slots):
             self.c.fail(f"slot {slot} of {what} is past the {len(self.slots)} slots")
         s = self.slots[slot]
+        if writes and s.kind in ("argument", "constant"):
+            self.c.fail(f"{what} writes {s.kind} slot {slot}, which is read only")
         if s.kind == "state":
+            if slot in self.room and nbytes > self.room[slot]:
+                self.c.fail(f"{what}: {nbytes} bytes through state slot {slot} are more than "
+                            f"its buffers hold ({self.room[slot]} bytes)")
             if not state:
                 self.c.fail(f"{what} is state slot {slot}, which it may not be")
             if offset:
@@ -481,9 +494,10 @@ class _Program:
         shape, dtype = self.c.tensor(what)
         return raw, shape, dtype
 
-    def operand(self, raw_operand, what, bound):
+    def operand(self, raw_operand, what, bound, writes=False):
         raw, shape, dtype = raw_operand
-        return Operand(self.ref(raw, what, _nbytes(shape, dtype), bound), shape, dtype)
+        return Operand(self.ref(raw, what, _nbytes(shape, dtype), bound, writes=writes), shape,
+                       dtype)
 
     # steps
 
@@ -535,12 +549,13 @@ class _Program:
         raw = self.raw_ref("a memset's target")
         nbytes = self.c.u64("a memset's size")
         value = self.c.u8("a memset's value")
-        return Memset(self.ref(raw, "a memset's target", nbytes, bound), nbytes, value)
+        return Memset(self.ref(raw, "a memset's target", nbytes, bound, writes=True), nbytes,
+                      value)
 
     def copy(self, bound, depth):
         target, source = self.raw_ref("a copy's target"), self.raw_ref("a copy's source")
         nbytes = self.c.u64("a copy's size")
-        return Copy(self.ref(target, "a copy's target", nbytes, bound),
+        return Copy(self.ref(target, "a copy's target", nbytes, bound, writes=True),
                     self.ref(source, "a copy's source", nbytes, bound), nbytes)
 
     def loop(self, bound, depth):
@@ -564,8 +579,11 @@ class _Program:
                 own.add(slot)
                 pair.append(slot)
             buffers = [self.ref(self.raw_ref(f"{where}'s state {i} {role} buffer"),
-                                f"{where}'s state {i} {role} buffer", 0, bound, state=False)
+                                f"{where}'s state {i} {role} buffer", 0, bound, state=False,
+                                writes=True)
                        for role in ("first", "second")]
+            room = min(self.slots[b.slot].nbytes - b.offset for b in buffers)
+            self.room[pair[0]] = self.room[pair[1]] = room
             states.append(StatePair(pair[0], pair[1], *buffers))
         flag = self.ref(self.raw_ref(f"{where}'s flag"), f"{where}'s flag", 1, bound,
                         state=False)
@@ -584,7 +602,8 @@ class _Program:
         for what in ("inputs", "outputs"):
             n = c.count(f"host item {item}'s {what}", F.OPERAND_MIN)
             raw = [self.raw_operand(f"host item {item}'s {what[:-1]} {i}") for i in range(n)]
-            operands.append(tuple(self.operand(r, f"host item {item}'s {what[:-1]} {i}", bound)
+            operands.append(tuple(self.operand(r, f"host item {item}'s {what[:-1]} {i}", bound,
+                                               writes=what == "outputs")
                                   for i, r in enumerate(raw)))
         return Host(item, kind, module, *operands)
 

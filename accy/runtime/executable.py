@@ -7,6 +7,7 @@
     exe.save("model.accy")      # a bundle, which accy.load reads back (docs/runtime.md)
     with exe.bind(*arrays, device="cuda") as bound:    # buffers kept on the device
         bound.launch()                                 # the steps again, no host copies
+    exe.run(*arrays, device="cuda", runtime="c")       # the same steps, followed by libaccyrt
 
 An Executable is data, nothing live from the compiler: the PTX (and the cubin), the host
 program (accy/runtime/program.py), the arguments' and results' shapes and dtypes, the
@@ -17,7 +18,13 @@ else the PTX (which its driver compiles). Modules and constants are loaded once 
 outlives a run (kept until the executable is collected); a device opened for one run
 (`device="emulator"`) gets its constants with the run's buffers. On the emulator every arena and
 result byte starts as 0xFF (NaN in any float dtype), so a kernel that skips an element shows.
+
+With `runtime="c"` libaccyrt follows the host program instead (accy/runtime/crt.py), from the
+executable's bundle: on a GPU through the library's own CUDA device (no PyCUDA), on the
+emulator or a device object through a device table of Python callbacks. A GPU keeps the
+session (modules, arena, constants) until the executable is collected.
 """
+import math
 import weakref
 from dataclasses import dataclass, field
 from functools import partial
@@ -30,13 +37,16 @@ from accy._core.text import parse
 from accy._core.types import numpy_dtype
 from accy.errors import AccyError, ShapeError, TypeError as DTypeError
 from accy.lowering import ptxas
-from accy.runtime import bundle_writer
+from accy.runtime import bundle_writer, crt
 from accy.runtime.devices import DEVICES, DeviceUnavailable, best_device, open_device
 from accy.runtime.program import Copy, Host, Launch, Loop, Memset, Ref
 
 
 class ArgumentError(AccyError, ValueError):
     """Arrays that do not match what the executable was compiled for."""
+
+
+RUNTIMES = ("python", "c")      # who follows the host program: accy's Python code or libaccyrt
 
 
 _KEPT = "_accy_kept"      # the device attribute holding what executables keep there
@@ -91,6 +101,10 @@ def _free_constants(device, addresses):
         device.mem_free(p)
 
 
+def _close_session(device, session):
+    session.close()
+
+
 @dataclass(frozen=True)
 class KernelInfo:
     """One kernel of an executable, for the report and for loading: `launch` its grid, block
@@ -125,6 +139,8 @@ class Executable:
     _constants: object = field(default_factory=partial(_PerDevice, _free_constants), repr=False)
     _assembled: object = field(default=None, repr=False)       # ptxas's Assembled, once run
     _modules: dict = field(default_factory=dict, repr=False)   # IR text -> parsed module
+    _bundle: object = field(default=None, repr=False)          # crt.Bundle, once run in C
+    _sessions: object = field(default_factory=partial(_PerDevice, _close_session), repr=False)
 
     def __repr__(self):         # short: the PTX, the module text and constants are large
         return (f"<accy.Executable {self.function}: {len(self.kernels)} kernels, "
@@ -171,11 +187,15 @@ class Executable:
                                                   for stage, ms in self.timings.items()))
         return "\n".join(lines)
 
-    def run(self, *arrays, device=None):
+    def run(self, *arrays, device=None, runtime="python"):
         """The function's results for `arrays` on `device` (default: a GPU when there is one,
         else the emulator), or on a device object such as `Emulator(counters=True)`, whose
-        `launches` then tell each kernel's memory transactions."""
+        `launches` then tell each kernel's memory transactions. `runtime="c"`: libaccyrt
+        follows the host program (on "cuda", "emulator" or a device object)."""
         arrays = self._check(arrays)
+        if _runtime(runtime, device) == "c":
+            results = _c_run(self, device).run(arrays)
+            return self.rebuild(list(results)) if self.rebuild else tuple(results)
         device = device or best_device()
         if not isinstance(device, str):
             results = _Run(self, device).run(arrays)
@@ -188,18 +208,29 @@ class Executable:
             results = _run_on(self, device).run(arrays)
         return self.rebuild(list(results)) if self.rebuild else tuple(results)
 
-    def bind(self, *arrays, device=None):
-        """A `Bound` run on `device` ("cuda" or "emulator"): the slots allocated once,
-        `arrays` (all of them, or none: the buffers then start as they are) copied in; its
-        `launch()` runs the steps again on those buffers with no host copies, so that kernel
-        time can be measured apart from transfers (bench/gpu/check.py). Close it (or use it in
-        a `with`) to free the buffers."""
+    def bind(self, *arrays, device=None, runtime="python"):
+        """A `Bound` run on `device` ("cuda", "emulator" or a device object): the slots
+        allocated once, `arrays` (all of them, or none: the buffers then start as they are)
+        copied in; its `launch()` runs the steps again on those buffers with no host copies,
+        so that kernel time can be measured apart from transfers (bench/gpu/check.py). Close
+        it (or use it in a `with`) to free the buffers. `runtime="c"`: libaccyrt runs them."""
         if arrays:
             arrays = self._check(arrays)
+        if _runtime(runtime, device) == "c":
+            return Bound(_c_run(self, device), arrays)
         device = device or best_device()
+        if not isinstance(device, str):
+            return Bound(_Run(self, device), arrays)
         if device not in ("cuda", "emulator"):
             raise ValueError(f"bind needs device 'cuda' or 'emulator', got {device!r}")
         return Bound(_run_on(self, device), arrays)
+
+    def c_bundle(self):
+        """This executable's bundle as libaccyrt opened it (a crt.Bundle), written once. A
+        bundle with host fallbacks is refused there (crt.CrtUnsupported)."""
+        if self._bundle is None:
+            self._bundle = crt.Bundle.from_bytes(bundle_writer.write(self))
+        return self._bundle
 
     def parsed(self, text):
         """The module of IR `text` (the tensor-level module, a host step's), parsed once."""
@@ -285,10 +316,20 @@ class _Run:
     def run(self, arrays):
         try:
             self.allocate(arrays)
-            self.steps(self.exe.program.steps)
+            self.run_steps()
             return self.results()
         finally:
             self.free()
+
+    def run_steps(self):
+        self.steps(self.exe.program.steps)
+
+    def argument_address(self, i):
+        slot = self.exe.program.arguments[i]
+        return self.base[slot] if slot is not None else None
+
+    def result_address(self, i):
+        return self.address(self.exe.program.results[i].ref)
 
     def allocate(self, arrays):
         """The program's slots on the device; `arrays` (if any) copied into the arguments."""
@@ -393,6 +434,112 @@ class _Run:
             self.dev.memcpy_htod(pointer, np.full(nbytes, 0xFF, np.uint8))
 
 
+def _runtime(runtime, device):
+    if runtime not in RUNTIMES:
+        raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+    if runtime == "c" and isinstance(device, str) and device not in ("cuda", "emulator"):
+        raise ValueError(f"runtime 'c' runs on device 'cuda', 'emulator' or a device object, "
+                         f"got {device!r}")
+    return runtime
+
+
+class _CRun:
+    """A run through libaccyrt: the caller's buffers (one per argument and result) allocated
+    through the session's device table, the steps run by `accyrt_session_run`. `owned`: the
+    session is this run's, freed with it; otherwise the executable keeps it for the device."""
+
+    def __init__(self, exe, dev, session, owned):
+        self.exe, self.dev, self.session, self.owned = exe, dev, session, owned
+        self.inputs, self.outputs = [], []
+
+    def run(self, arrays):
+        try:
+            self.allocate(arrays)
+            self.run_steps()
+            return self.results()
+        finally:
+            self.free()
+
+    def allocate(self, arrays):
+        exe = self.exe
+        for shape, dtype in exe.arguments:
+            self.inputs.append(self.dev.alloc(max(_nbytes(shape, dtype), 1)))
+        for shape, dtype in exe.results:
+            self.outputs.append(self.dev.alloc(max(_nbytes(shape, dtype), 1)))
+        for address, x in zip(self.inputs, arrays):
+            self.dev.upload(address, np.ascontiguousarray(x))
+
+    def run_steps(self):
+        self.session.run(self.inputs, self.outputs)
+
+    def results(self):
+        out = []
+        for address, (shape, dtype) in zip(self.outputs, self.exe.results):
+            array = np.empty(shape, numpy_dtype(dtype))
+            self.dev.download(array.reshape(-1).view(np.uint8), address)
+            out.append(array)
+        return out
+
+    def argument_address(self, i):
+        return self.inputs[i]
+
+    def result_address(self, i):
+        return self.outputs[i]
+
+    def free(self):
+        """Free every buffer (a failure to free one does not keep the others), then an owned
+        session; the first failure is raised."""
+        buffers, self.inputs, self.outputs = self.inputs + self.outputs, [], []
+        failure = None
+        for address in buffers:
+            try:
+                self.dev.free(address)
+            except crt.CrtError as e:
+                failure = failure or e
+        if self.owned:
+            self.session.close()
+        if failure is not None:
+            raise failure
+
+
+def _nbytes(shape, dtype):
+    return math.prod(shape) * numpy_dtype(dtype).itemsize
+
+
+def _c_run(exe, device):
+    """A _CRun on `device`: "cuda" is libaccyrt's CUDA device for GPU 0, whose session the
+    executable keeps; "emulator" a new emulator and a device object a table over it, each
+    with a session for this run only (the emulator's memory starting as 0xFF, as in _Run); a
+    crt.Device is used as it is."""
+    if device is None:
+        device = "cuda" if _c_cuda_available() else "emulator"
+    if device == "cuda":
+        table = _c_cuda()
+        session = exe._sessions.get(table, lambda t: crt.Session(exe.c_bundle(), t))
+        return _CRun(exe, table, session, owned=False)
+    if isinstance(device, crt.Device):     # a table already (a C device of the caller's)
+        table = device
+    else:
+        device = open_device("emulator") if device == "emulator" else device
+        table = crt.PythonDevice(device, fill=0xFF if hasattr(device, "memory") else None)
+    return _CRun(exe, table, crt.Session(exe.c_bundle(), table), owned=True)
+
+
+def _c_cuda():
+    try:
+        return crt.cuda_device()
+    except crt.CrtError as e:
+        raise DeviceUnavailable(f"device 'cuda' through libaccyrt: {e}") from None
+
+
+def _c_cuda_available():
+    try:
+        _c_cuda()
+    except DeviceUnavailable:
+        return False
+    return True
+
+
 def _run_on(exe, name):
     """A _Run on the device `name` opens: "cuda" is the one GPU context, which keeps the
     executable's constants; "emulator" a new device for this run only, whose constants are
@@ -435,7 +582,7 @@ class Bound:
     def launch(self):
         """Run the steps once (kernels are launched asynchronously on a GPU; host loops and
         host steps read back what they need)."""
-        self._open.steps(self._run.exe.program.steps)
+        self._open.run_steps()
 
     def results(self):
         exe = self._open.exe
@@ -443,13 +590,13 @@ class Bound:
         return exe.rebuild(list(results)) if exe.rebuild else tuple(results)
 
     def argument_address(self, i):
-        """The device address of argument `i`'s buffer (None when no step reads it)."""
-        slot = self._open.exe.program.arguments[i]
-        return self._run.base[slot] if slot is not None else None
+        """The device address of argument `i`'s buffer (None when the Python runtime's
+        steps never read it)."""
+        return self._open.argument_address(i)
 
     def result_address(self, i):
         """The device address of result `i`'s buffer."""
-        return self._open.address(self._run.exe.program.results[i].ref)
+        return self._open.result_address(i)
 
     def close(self):
         """Free the buffers (again: nothing); every other call raises AccyError after it."""

@@ -28,6 +28,13 @@ extern "C" {
 
 #define ACCYRT_FORMAT_VERSION 1
 
+/* The library is built with hidden visibility; this marks what it exports. */
+#if defined(__GNUC__) && !defined(ACCYRT_API)
+#define ACCYRT_API __attribute__((visibility("default")))
+#elif !defined(ACCYRT_API)
+#define ACCYRT_API
+#endif
+
 /* ---- status ---------------------------------------------------------------------------- */
 
 typedef enum accyrt_code {
@@ -42,12 +49,14 @@ typedef enum accyrt_code {
 
 typedef struct accyrt_status accyrt_status;
 
-accyrt_code accyrt_status_code(const accyrt_status *status);      /* ACCYRT_OK for NULL */
-const char *accyrt_status_message(const accyrt_status *status);   /* "" for NULL */
-void accyrt_status_free(accyrt_status *status);                    /* NULL is fine */
-/* A new status (for device tables written outside the library). When memory runs out, a
- * static out-of-memory status is returned, which accyrt_status_free ignores. */
-accyrt_status *accyrt_status_new(accyrt_code code, const char *message);
+ACCYRT_API accyrt_code accyrt_status_code(const accyrt_status *status);    /* OK for NULL */
+ACCYRT_API const char *accyrt_status_message(const accyrt_status *status); /* "" for NULL */
+ACCYRT_API void accyrt_status_free(accyrt_status *status);                  /* NULL is fine */
+/* A new status (for device tables written outside the library); the message is copied (NULL:
+ * ""). A code that is not a failure's (ACCYRT_OK included) gives an ACCYRT_INVALID_ARGUMENT
+ * status saying so. When memory runs out, a static out-of-memory status is returned, which
+ * accyrt_status_free ignores. */
+ACCYRT_API accyrt_status *accyrt_status_new(accyrt_code code, const char *message);
 
 /* ---- bundles --------------------------------------------------------------------------- */
 
@@ -62,20 +71,23 @@ typedef struct accyrt_tensor_info {
 } accyrt_tensor_info;
 
 /* Open a bundle: every check of the format is made before anything is built; a file that
- * fails one is ACCYRT_BAD_BUNDLE naming it, a bundle with host steps ACCYRT_UNSUPPORTED. */
-accyrt_status *accyrt_bundle_open_file(const char *path, accyrt_bundle **out);
+ * fails one is ACCYRT_BAD_BUNDLE naming it, a bundle with host steps (or of a newer format
+ * version) ACCYRT_UNSUPPORTED, a file that cannot be read ACCYRT_IO. *out is NULL on failure. */
+ACCYRT_API accyrt_status *accyrt_bundle_open_file(const char *path, accyrt_bundle **out);
 /* The same from memory; the bytes are copied, the caller keeps `data`. */
-accyrt_status *accyrt_bundle_open_memory(const void *data, size_t size, accyrt_bundle **out);
-void accyrt_bundle_free(accyrt_bundle *bundle);                    /* NULL is fine */
+ACCYRT_API accyrt_status *accyrt_bundle_open_memory(const void *data, size_t size,
+                                                    accyrt_bundle **out);
+ACCYRT_API void accyrt_bundle_free(accyrt_bundle *bundle);                    /* NULL is fine */
 
-size_t accyrt_bundle_num_arguments(const accyrt_bundle *bundle);
-size_t accyrt_bundle_num_results(const accyrt_bundle *bundle);
-accyrt_status *accyrt_bundle_argument(const accyrt_bundle *bundle, size_t index,
-                                      accyrt_tensor_info *out);
-accyrt_status *accyrt_bundle_result(const accyrt_bundle *bundle, size_t index,
-                                    accyrt_tensor_info *out);
-const char *accyrt_bundle_target(const accyrt_bundle *bundle);         /* "sm_90" */
-const char *accyrt_bundle_accy_version(const accyrt_bundle *bundle);   /* the writer's */
+/* The signature (a NULL bundle: 0 and "" where a status cannot be returned). */
+ACCYRT_API size_t accyrt_bundle_num_arguments(const accyrt_bundle *bundle);
+ACCYRT_API size_t accyrt_bundle_num_results(const accyrt_bundle *bundle);
+ACCYRT_API accyrt_status *accyrt_bundle_argument(const accyrt_bundle *bundle, size_t index,
+                                                 accyrt_tensor_info *out);
+ACCYRT_API accyrt_status *accyrt_bundle_result(const accyrt_bundle *bundle, size_t index,
+                                               accyrt_tensor_info *out);
+ACCYRT_API const char *accyrt_bundle_target(const accyrt_bundle *bundle);       /* "sm_90" */
+ACCYRT_API const char *accyrt_bundle_accy_version(const accyrt_bundle *bundle); /* the writer's */
 
 /* ---- devices --------------------------------------------------------------------------- */
 
@@ -112,26 +124,33 @@ typedef struct accyrt_device {
 } accyrt_device;
 
 /* A device for GPU `ordinal` through the CUDA driver, loaded with dlopen("libcuda.so.1") (no
- * CUDA toolkit is needed to build). It retains and makes current the GPU's primary context. */
-accyrt_status *accyrt_cuda_device_open(int ordinal, accyrt_device **out);
-void accyrt_cuda_device_close(accyrt_device *device);              /* NULL is fine */
+ * CUDA toolkit is needed to build). It retains the GPU's primary context and makes it current
+ * on the thread that calls any of its entries. No driver, or no such GPU, is ACCYRT_DEVICE
+ * with the driver's words. Close it after the sessions made with it are freed. */
+ACCYRT_API accyrt_status *accyrt_cuda_device_open(int ordinal, accyrt_device **out);
+ACCYRT_API void accyrt_cuda_device_close(accyrt_device *device);            /* NULL is fine */
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
 typedef struct accyrt_session accyrt_session;
 
 /* Load the bundle's modules on `device` (the cubin when the device's capability runs the
- * target, else the PTX), allocate the arena and scratch, upload the constants. */
-accyrt_status *accyrt_session_create(const accyrt_bundle *bundle, const accyrt_device *device,
-                                     accyrt_session **out);
+ * target, else the PTX; PTX for a newer arch than the device's is ACCYRT_UNSUPPORTED),
+ * allocate the arena and scratch, upload the constants (and synchronize, so that any stream
+ * sees them). Every entry but `capability` must be set. */
+ACCYRT_API accyrt_status *accyrt_session_create(const accyrt_bundle *bundle,
+                                                const accyrt_device *device,
+                                                accyrt_session **out);
 /* Run the host program once: inputs[i] is argument i's device address (read only), outputs[i]
- * result i's (accyrt_bundle_result tells its bytes); the counts must be the bundle's. Kernels
+ * result i's (accyrt_bundle_result tells its bytes; outputs overlap neither the inputs nor
+ * each other); the counts must be the bundle's, and an address is 0 only for 0 bytes. The
+ * outputs and the arena are not cleared first: the program writes every result byte. Kernels
  * are launched on `stream` (NULL: the default stream); it returns when every step is issued
  * (loops read their flag back, so they wait for their own kernels). */
-accyrt_status *accyrt_session_run(accyrt_session *session, const uint64_t *inputs,
-                                  size_t num_inputs, const uint64_t *outputs,
-                                  size_t num_outputs, void *stream);
-void accyrt_session_free(accyrt_session *session);                 /* NULL is fine */
+ACCYRT_API accyrt_status *accyrt_session_run(accyrt_session *session, const uint64_t *inputs,
+                                             size_t num_inputs, const uint64_t *outputs,
+                                             size_t num_outputs, void *stream);
+ACCYRT_API void accyrt_session_free(accyrt_session *session);               /* NULL is fine */
 
 #ifdef __cplusplus
 }
