@@ -548,6 +548,7 @@ def cache_command(args):
     else:
         removed, left = cache.prune(args.max_bytes)
         print(f"compile cache {cache.path}: removed {removed} entries; {left} bytes left")
+    return 0
 
 
 def config_command(args):
