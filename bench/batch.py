@@ -94,9 +94,10 @@ def rms_norm_chain(rows, cols):
 
 
 def graphs(count, seed=SEED):
-    """`count` distinct graph specs (distinct fingerprints once traced): a quarter shape
-    variants of the reference graphs (softmax, layer_norm, rms_norm, an MLP layer, cumsum,
-    attention), the rest random chains."""
+    """`count` distinct graph specs (distinct fingerprints once traced): a quarter drawn as
+    shape variants of the reference graphs (softmax, layer_norm, rms_norm, an MLP layer,
+    cumsum, attention), the rest random chains; a draw that repeats a graph is drawn again
+    (the run prints how many of each it kept)."""
     rng = np.random.default_rng(seed)
     specs, seen = [], set()
     while len(specs) < count:

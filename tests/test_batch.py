@@ -88,7 +88,7 @@ def test_thread_pool_executor():
                     expected)
 
 
-def test_dask_local_cluster_of_two_worker_processes():
+def test_dask_local_cluster_of_two_worker_processes(tmp_path):
     distributed = pytest.importorskip("distributed")
     expected = mixed_jobs()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -102,6 +102,10 @@ def test_dask_local_cluster_of_two_worker_processes():
                     expected)
         executor.shutdown()
         assert client.status == "running"
+        (tmp_path / "double.mlir").write_text(function_ir("double", "6x40"))
+        assert main(["batch", str(tmp_path / "double.mlir"), "-o", str(tmp_path / "out"),
+                     "--scheduler", cluster.scheduler_address]) == 0
+        assert accy.load(str(tmp_path / "out" / "double.accy")).function == "double"
 
 
 def test_results_equal_accy_compile(rng):
