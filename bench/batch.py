@@ -27,7 +27,6 @@ Targets: a warm hit <= 0.5 ms per graph end to end; cold >= 50x Triton and >= 20
 """
 import argparse
 import concurrent.futures as cf
-import math
 import multiprocessing
 import os
 import sys

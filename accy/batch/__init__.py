@@ -12,7 +12,7 @@ from functools import partial
 
 from accy.batch.dispatch import dispatch
 from accy.batch.executors import dask_executor, workers_for
-from accy.batch.jobs import CompileFailure, Job, Outcome, as_job, failure, job_name, prepare
+from accy.batch.jobs import CompileFailure, Job, Outcome, as_job, failure, prepare
 from accy.batch.progress import Progress
 from accy.batch.worker import compile_texts
 from accy.cache import cache_for, executable_key
@@ -21,7 +21,7 @@ from accy.passes.target import read_target_profile
 from accy.runtime.bundle import read
 
 __all__ = ["compile_many", "compile_batch", "Job", "CompileFailure", "Outcome",
-           "dask_executor", "job_name"]
+           "dask_executor"]
 
 
 def compile_many(jobs, workers=None, executor=None, cache=None, progress=None, target=None):

@@ -18,7 +18,6 @@ from accy.errors import AccyError
 class Workers:
     """A caller's executor, used as it is (never shut down here). `in_caller`: whether its
     calls run in the caller's process (threads), so that they may share its objects."""
-    owned = False
 
     def __init__(self, executor, slots, in_caller=False):
         self.executor = executor
@@ -42,7 +41,6 @@ class SpawnPool(Workers):
     """accy's own pool: `count` processes started with multiprocessing's spawn method, so
     that nothing of the caller's process (its threads, locks, open devices) is copied into
     them; replaced when one of its processes dies."""
-    owned = True
 
     def __init__(self, count):
         super().__init__(None, count)

@@ -78,16 +78,6 @@ def as_job(job):
                      f"{type(job).__name__}")
 
 
-def job_name(job, index):
-    """What reports call a job: its name, its function's name, or 'job <index>'."""
-    if isinstance(job, Job) and job.name:
-        return job.name
-    fn = job.function if isinstance(job, Job) else job[0] if isinstance(job, tuple) and job \
-        else None
-    name = getattr(getattr(fn, "__accy_function__", fn), "__name__", None)
-    return name if name and name != "<lambda>" else f"job {index}"
-
-
 def prepare(job, target):
     """The Prepared form of Job `job` (a function traced, IR text parsed, a module copied, the
     target set on it: job.target, else `target`, else the module's own); raises what tracing,
