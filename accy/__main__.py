@@ -529,8 +529,7 @@ def batch_command(args):
 
 def inspect_command(args):
     from accy.runtime import bundle
-    with open(args.file, "rb") as f:
-        sys.stdout.write(bundle.describe(f.read()))
+    sys.stdout.write(bundle.describe(bundle.read_bytes(args.file)))
     return 0
 
 

@@ -24,10 +24,10 @@ import importlib.machinery
 import json
 import os
 import re
+import secrets
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -156,11 +156,6 @@ def _fields(record):
     return out
 
 
-def target_fields(profile):
-    """Every field of TargetProfile `profile`, its schedules as dicts."""
-    return _fields(profile)
-
-
 def _digest(fields):
     text = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -196,7 +191,7 @@ def executable_key(module, start="tensor"):
     context = module.context
     return ExecutableKey(
         module=module.fingerprint(), start=start, arguments=arguments,
-        target=target_fields(profile),
+        target=_fields(profile),
         context={"allow_unregistered": bool(context.allow_unregistered),
                  **context.capacity.as_limits()},
         ptxas=ptxas_version() if profile.artifact_format == "cubin" else "",
@@ -280,6 +275,10 @@ def _positive(value, what):
 
 class _LockTimeout(Exception):
     pass
+
+
+_FOLDER_LOCKS = {}              # a cache folder's real path -> the lock its threads take first
+_FOLDER_LOCKS_GUARD = threading.Lock()
 
 
 class Cache:
@@ -484,31 +483,27 @@ class Cache:
                        f"without storing (entries already there are still used)")
 
     def _write_entries(self, writes):
-        temps = []
+        temps = [(rel, f"{os.path.dirname(rel)}/{TEMPORARY}{secrets.token_hex(8)}", data,
+                  _size(os.path.join(self.path, rel))) for rel, data in writes]
+        # what a writer killed from here on leaves is settled by the next lock holder
+        self._write_state([(rel, temp, old) for rel, temp, _, old in temps])
+        made = []
         try:
-            for rel, data in writes:
-                folder = self._folder(os.path.dirname(rel))
-                fd, temp = tempfile.mkstemp(dir=folder, prefix=TEMPORARY)
-                temps.append((rel, fd, temp, data, _size(os.path.join(self.path, rel))))
-            # what a writer killed from here on leaves is settled by the next lock holder
-            self._write_state([(rel, os.path.relpath(temp, self.path).replace(os.sep, "/"),
-                                old) for rel, _, temp, _, old in temps])
-            mode = 0o666 & ~_umask()
-            for i, (rel, fd, temp, data, old) in enumerate(temps):
+            for rel, temp, data, old in temps:
+                path = os.path.join(self._folder(os.path.dirname(rel)), os.path.basename(temp))
+                fd = _create(path)
+                made.append(path)
                 with os.fdopen(fd, "wb") as f:
-                    temps[i] = (rel, None, temp, data, old)
                     f.write(data)
-                os.chmod(temp, mode)
-                os.replace(temp, os.path.join(self.path, rel))
+                os.replace(path, os.path.join(self.path, rel))
+                made.pop()
                 self._settled_bytes += len(data) - old
                 with self._guard:
                     self.bytes_written += len(data)
         except BaseException:
-            for _, fd, temp, _, _ in temps:
-                if fd is not None:
-                    os.close(fd)
+            for path in made:
                 with contextlib.suppress(OSError):
-                    os.unlink(temp)
+                    os.unlink(path)
             raise
         if self._settled_bytes > self.max_bytes:
             self._evict_to(self.max_bytes * 3 // 4, count=True,
@@ -584,18 +579,27 @@ class Cache:
         """work() under the folder's lock, with `self._settled_bytes` the entries' total
         (settled from the lock file, or counted); the new total is written back after."""
         os.makedirs(self.path, exist_ok=True)
-        fd = os.open(os.path.join(self.path, "lock"),
-                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        # the threads of one process first take a lock of the process's: where flock is
+        # emulated by POSIX locks (NFS), those belong to the process, not to one thread
+        with _FOLDER_LOCKS_GUARD:
+            threads = _FOLDER_LOCKS.setdefault(os.path.realpath(self.path), threading.Lock())
+        if not threads.acquire(timeout=timeout):
+            raise _LockTimeout()
         try:
-            _flock(fd, timeout)
-            self._lock_fd = fd
-            self._settled_bytes = self._settle()
-            result = work()
-            self._write_state([])
-            return result
+            fd = os.open(os.path.join(self.path, "lock"),
+                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            try:
+                _flock(fd, timeout)
+                self._lock_fd = fd
+                self._settled_bytes = self._settle()
+                result = work()
+                self._write_state([])
+                return result
+            finally:
+                self._lock_fd = None
+                os.close(fd)        # releases the lock
         finally:
-            self._lock_fd = None
-            os.close(fd)            # releases the lock
+            threads.release()
 
     def _settle(self):
         """The entries' total bytes: the lock file's count, after what a writer killed
@@ -671,10 +675,11 @@ def _size(path):
         return 0
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _create(path):
+    """A new file's descriptor, made with mode 0666 for the kernel to apply the umask (a shared
+    folder's entries are readable as it allows; reading the umask would set it for a moment)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                   0o666)
 
 
 def _frame_kernel(key, text):

@@ -21,10 +21,14 @@ os.environ["ACCY_VERIFY_KERNELS"] = "1"
 # no compile cache unless a test asks for one (tests/test_cache.py passes its own Cache): a test
 # of a compile stage, or one that patches a lowering, must see that stage run, and a hit would
 # hide it (the key's source digest is read once per process, so it does not see a patch). The
-# default folder is a fresh one of the session's, so that nothing (child processes included,
-# which inherit both) touches the user's ~/.cache/accy.
+# default folder is one of the session's (made only if a test uses it, removed at the end), so
+# that nothing, child processes included (they inherit both, and keep the folder when they
+# import this file), touches the user's ~/.cache/accy.
+SESSION_PREFIX = os.path.join(tempfile.gettempdir(), "accy-test-cache-")
 os.environ["ACCY_CACHE"] = "0"
-SESSION_CACHE = os.environ["ACCY_CACHE_DIR"] = tempfile.mkdtemp(prefix="accy-test-cache-")
+if not os.environ.get("ACCY_CACHE_DIR", "").startswith(SESSION_PREFIX):
+    os.environ["ACCY_CACHE_DIR"] = f"{SESSION_PREFIX}{os.getpid()}"
+SESSION_CACHE = os.environ["ACCY_CACHE_DIR"]
 
 # property tests are bounded by their example counts, not by the clock: no deadline per example
 # and no health check on slow generation (a loaded machine is slower, not wrong)
@@ -34,7 +38,7 @@ settings.load_profile("accy")
 
 @pytest.fixture(scope="session", autouse=True)
 def session_cache_folder():
-    """The session's default cache folder (set above), removed at the end."""
+    """The session's default cache folder (named above), removed at the end if made."""
     yield SESSION_CACHE
     shutil.rmtree(SESSION_CACHE, ignore_errors=True)
 

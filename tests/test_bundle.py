@@ -541,6 +541,52 @@ BAD = {
 }
 
 
+def _cubin_field(offset, fmt, value):
+    exe = compiled("cubin")[0]
+    cubin = bytearray(exe.cubin)
+    struct.pack_into(fmt, cubin, offset, value)
+    return bundle.write(dataclasses.replace(exe, cubin=bytes(cubin)))
+
+
+# what the driver would read past: both readers refuse these (the C one in the test below)
+DRIVER = {
+    "a launch passing fewer parameters than its entry declares": (
+        lambda: _write(steps=(dataclasses.replace(_first_launch(),
+                                                  params=_first_launch().params[:1]),)),
+        "it passes 1 parameters to kernel main\\$k0\\$elementwise, whose .entry declares 2"),
+    "an array parameter": (
+        lambda: _patched(F.PTX, b".param .u64 main$k0$elementwise_param_0,",
+                         b".param .b8 main$k0$elementwise_param_0[8],"),
+        "kernel main\\$k0\\$elementwise's parameter 0 is not a scalar of at most 8 bytes"),
+    "an entry the ptx lacks": (
+        lambda: _patched(F.PTX, b".entry main$k0$elementwise(", b".entry main$k0$elementwisf("),
+        "kernel main\\$k0\\$elementwise has no .entry in its module"),
+    "an ELF file for PTX": (lambda: with_section(bundle.write(compiled(SAMPLE)[0]), F.PTX,
+                                                 b"\x7fELF" + b"x" * 60),
+                            "it is an ELF file, not PTX text"),
+    "an empty cubin": (lambda: with_section(bundle.write(compiled("cubin")[0]), F.CUBIN, b""),
+                       "the cubin \\(0 bytes\\) is not an ELF file"),
+    "a cubin of 32-bit ELF": (lambda: _cubin_field(4, "<B", 1),
+                              "not a 64-bit little-endian ELF file"),
+    "a cubin whose section headers lie past it": (
+        lambda: _cubin_field(0x28, "<Q", 1 << 40), "section headers lie outside its"),
+    "a cubin whose section lies past it": (
+        lambda: _cubin_field(struct.unpack_from("<Q", compiled("cubin")[0].cubin, 0x28)[0]
+                             + 64 + 0x20, "<Q", 1 << 40), "section 1 lies outside its"),
+    "an overlapping copy": (lambda: bundle.write(_exe(program=_steps_with(
+                                1, Copy(Ref(0, 260), Ref(0, 256), 8)))),
+                            "the copy's source and target overlap"),
+}
+BAD.update(DRIVER)
+
+
+@pytest.mark.parametrize("case", list(DRIVER))
+def test_libaccyrt_refuses_what_the_driver_would_read_past(case):
+    from accy.runtime import crt
+    with pytest.raises(BundleError):
+        crt.Bundle.from_bytes(DRIVER[case][0]())
+
+
 @pytest.mark.parametrize("case", list(BAD))
 def test_a_bad_bundle_is_a_bundle_error_naming_the_problem(case):
     make, message = BAD[case]
@@ -690,3 +736,35 @@ def test_a_message_quoting_a_long_name_stays_short():
     message = refused(data, "a launch names kernel kkkk.* ... k+, which the manifest does not "
                             "list")
     assert len(message) < 1100
+
+
+def test_load_reads_no_further_than_the_header_says(tmp_path, capsys):
+    """A header giving more bytes than the file holds is refused before they are read; a
+    stream (here a FIFO) is read no further than its header's size, itself bounded."""
+    import threading
+    data = bundle.write(compiled(SAMPLE)[0])
+    path = tmp_path / "big.accy"
+    path.write_bytes(data[:16] + struct.pack("<Q", 1 << 50) + data[24:])
+    with pytest.raises(BundleError, match="gives a file size of 1125899906842624 bytes; the "
+                                          f"file has {len(data)} bytes"):
+        accy.load(path)
+    fifo = tmp_path / "stream.accy"
+    os.mkfifo(fifo)
+    head = data[:16] + struct.pack("<Q", bundle.MAX_STREAM_BYTES + 1) + data[24:72]
+    writer = threading.Thread(target=lambda: fifo.write_bytes(head))
+    writer.start()
+    with pytest.raises(BundleError, match="more than accy reads of a stream"):
+        accy.load(fifo)
+    writer.join(10)
+    assert main(["inspect", os.devnull]) == 1
+    assert "shorter than the 72-byte header" in capsys.readouterr().err
+
+
+def test_a_save_gets_the_mode_a_plain_create_gives(tmp_path):
+    old = os.umask(0o027)
+    try:
+        compiled(SAMPLE)[0].save(tmp_path / "a.accy")
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "a.accy").st_mode & 0o777 == 0o640
+    assert os.listdir(tmp_path) == ["a.accy"]

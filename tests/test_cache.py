@@ -141,6 +141,15 @@ def test_the_module_fingerprint_ignores_names_and_contexts():
     assert key_of(lambda a: ops.exp(a) + 1.0, [X]).digest() == key_of(add_one, [X]).digest()
 
 
+def test_a_module_sent_as_text_has_the_key_of_the_function_traced():
+    # what a batch worker compiles: the caller's traced module, printed, parsed again there
+    target = {"arch": "sm_80", "math_tier": "fast"}
+    module = accy.jit(add_one).lower(X)
+    for text in (module.print(), module.print(generic=True)):
+        assert key_of(parse(text, Context()), [], target).digest() == \
+            key_of(add_one, [X], target).digest()
+
+
 def test_the_argument_signature_changes_the_key():
     base = key_of(lambda x: x * 2, [X])
     for other in (X.reshape(8, 4), X.astype(np.float16), X[:2]):
@@ -372,6 +381,25 @@ def test_hammer_many_processes_one_folder_a_tiny_bound(tmp_path):
     assert counted_state(folder) == {"bytes": info.bytes, "pending": []}
 
 
+def test_threads_sharing_a_cache(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    shared = Cache(tmp_path / "threads", max_bytes=48 << 10)
+    indices = [i // 4 for i in range(120)]       # each graph 4 times in a row: hits
+
+    def compiled(i, cache):
+        fn, arrays = graph(i)
+        return outcome(accy.compile(fn, *arrays, cache=cache))
+    references = {i: compiled(i, False) for i in set(indices)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda i: compiled(i, shared), indices))
+    assert got == [references[i] for i in indices]
+    info = shared.info()
+    assert shared.hits > 0 and shared.evictions > 0 and info.bytes <= shared.max_bytes
+    assert counted_state(shared.path) == {"bytes": info.bytes, "pending": []}
+
+
 KILLED_CHILD = """
 import os, signal, sys
 sys.path.insert(0, sys.argv[3])
@@ -573,7 +601,7 @@ def test_a_read_only_or_full_folder_still_serves_its_entries(cache, monkeypatch,
 
     def refuse(*args, **kwargs):
         raise OSError(error, os.strerror(error))
-    monkeypatch.setattr(cache_module.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(cache_module, "_create", refuse)
     reader = Cache(cache.path)
     with pytest.warns(CacheWarning, match="cannot be written") as caught:
         assert outcome(accy.compile(fn, *arrays, cache=reader)) == \

@@ -526,3 +526,73 @@ def test_c_runtime_on_a_gpu_runs_loops_and_scans(c_cuda, rng):
     (got,) = as_tuple(scan.run(y, device="cuda", runtime="c"))
     np.testing.assert_allclose(got, np.cumsum(y.astype(np.float64), axis=1), rtol=1e-4,
                                atol=1e-3)
+
+
+class _Paused(NullDevice):
+    """A null device whose launches wait for `go`, after saying so (`inside`)."""
+
+    def __init__(self):
+        super().__init__()
+        import threading
+        self.inside, self.go = threading.Event(), threading.Event()
+
+    def module_from_buffer(self, image):
+        device = self
+
+        class Module:
+            def get_function(self, name):
+                def launch(*args, **config):
+                    device.inside.set()
+                    device.go.wait(10)
+                return launch
+        return Module()
+
+
+def test_a_close_from_another_thread_waits_for_the_run(rng):
+    """A session closed by one thread while another's run is inside C is freed after that run,
+    never under it; a close or run from inside the session's own run is an AccyError."""
+    import threading
+    exe = accy.compile(lambda x: ops.exp(x) + 1.0, rng.standard_normal(64).astype(np.float32))
+    device = _Paused()
+    table = crt.PythonDevice(device)
+    session = crt.Session(crt.Bundle.from_bytes(write(exe)), table)
+    inputs = [device.mem_alloc(256)]
+    outputs = [device.mem_alloc(256)]
+    closed = []
+    closer = threading.Thread(target=lambda: (session.close(), closed.append(True)))
+    runner = threading.Thread(target=session.run, args=(inputs, outputs))
+    runner.start()
+    assert device.inside.wait(10)
+    closer.start()
+    closer.join(0.2)
+    assert not closed                   # waiting for the run, which is inside C
+    device.go.set()
+    runner.join(10)
+    closer.join(10)
+    assert closed == [True]
+    with pytest.raises(accy.AccyError, match="this session is closed"):
+        session.run(inputs, outputs)
+
+
+def test_a_session_refuses_calls_from_inside_its_own_run(rng):
+    exe = accy.compile(lambda x: ops.exp(x) + 1.0, rng.standard_normal(64).astype(np.float32))
+    seen = []
+
+    class Reentrant(NullDevice):
+        def module_from_buffer(self, image):
+            class Module:
+                def get_function(self, name):
+                    def launch(*args, **config):
+                        for call in (session.close, lambda: session.run([1], [2])):
+                            try:
+                                call()
+                            except accy.AccyError as e:
+                                seen.append(str(e))
+                    return launch
+            return Module()
+
+    device = Reentrant()
+    session = crt.Session(crt.Bundle.from_bytes(write(exe)), crt.PythonDevice(device))
+    session.run([device.mem_alloc(256)], [device.mem_alloc(256)])
+    assert seen == ["a session cannot be closed from inside its own run",
+                    "a session cannot run from inside its own run"]

@@ -11,6 +11,9 @@ made. Any failure is a BundleError naming the section and the field; nothing els
 """
 import json
 import math
+import os
+import re
+import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -40,8 +43,28 @@ def read(data):
 
 def load(path):
     """The Executable of the bundle file at `path` (OSError when it cannot be read)."""
+    return read(read_bytes(path))
+
+
+MAX_STREAM_BYTES = 1 << 32      # what is read of a file that is not a regular one (a pipe)
+
+
+def read_bytes(path):
+    """The bytes of the bundle file at `path`, read no further than its header's file size
+    (and one byte more, to tell a file longer than it says), and, where the file is not a
+    regular one, at most MAX_STREAM_BYTES: `accy inspect /dev/zero` reads 72 bytes."""
     with open(path, "rb") as f:
-        return read(f.read())
+        head = f.read(F.HEADER_BYTES)
+        if len(head) < F.HEADER_BYTES or head[:len(F.MAGIC)] != F.MAGIC:
+            return head                 # the reader names what is wrong with it
+        declared = struct.unpack_from("<Q", head, 16)[0]
+        info = os.fstat(f.fileno())
+        limit = info.st_size if stat.S_ISREG(info.st_mode) else MAX_STREAM_BYTES
+        if declared > limit:
+            _fail("header", f"it gives a file size of {declared} bytes; the file has "
+                            + (f"{limit} bytes" if stat.S_ISREG(info.st_mode) else
+                               f"more than accy reads of a stream ({limit} bytes)"))
+        return head + f.read(max(declared - F.HEADER_BYTES, 0) + 1)
 
 
 def describe(data):
@@ -85,9 +108,12 @@ def _decode(data):
     size, accy_version, arch, entries = _header(data)
     sections = _sections(data, entries)
     manifest = _manifest(_Cursor(sections[F.MANIFEST], F.MANIFEST))
-    program = _Program(_Cursor(sections[F.PROGRAM], F.PROGRAM), manifest).read()
-    ptx = _ptx(sections, manifest)
     modules = _kernel_modules(sections, manifest)
+    ptx = _ptx(sections, manifest)
+    params = _params(ptx, modules, manifest)
+    if F.CUBIN in sections:
+        _check_elf(sections[F.CUBIN])
+    program = _Program(_Cursor(sections[F.PROGRAM], F.PROGRAM), manifest, params).read()
     module_text = _text(sections, F.MODULE_TEXT)
     info = _Info(sections[F.INFO], manifest, program, arch).read()
     parsed = _check_modules(module_text, info["function"], manifest, program)
@@ -203,7 +229,91 @@ def _ptx(sections, manifest):
     ptx = _text(sections, F.PTX)
     if needed and not ptx:
         _fail("ptx section", "it is empty, but the manifest has kernels in it")
+    if ptx.startswith("\x7fELF"):
+        _fail("ptx section", "it is an ELF file, not PTX text")
     return ptx
+
+
+# ---- what the driver reads: kernels' parameters, the cubin's ELF ---------------------------
+
+_COMMENT = re.compile(r'"[^"]*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_SPACE = " \t\n\r"
+_SCALARS = (".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".b8", ".b16", ".b32",
+            ".b64", ".f16", ".f32", ".f64")
+
+
+def _params(ptx, modules, manifest):
+    """{kernel: the number of parameters its .entry declares}: a launch passes exactly that
+    many, 8 bytes each (the driver reads as many as the entry declares)."""
+    code = {None: _COMMENT.sub(_blank, ptx)}
+    out = {}
+    for name, module in manifest.kernels:
+        where = "ptx section" if module == F.IN_PTX else "kernel modules section"
+        if module == F.IN_KERNEL_MODULES:
+            if modules[name].startswith("\x7fELF"):
+                _fail(where, f"kernel {name}'s module is an ELF file, not PTX text")
+            code[name] = _COMMENT.sub(_blank, modules[name])
+        out[name] = _entry_params(code[None if module == F.IN_PTX else name], name, where)
+    return out
+
+
+def _blank(match):
+    text = match.group()
+    return text if text.startswith('"') else " " * len(text)
+
+
+def _entry_params(code, name, where):
+    m = re.search(r"(?:^|(?<=[ \t\n\r]))\.entry[ \t\n\r]+" + re.escape(name)
+                  + r"(?![A-Za-z0-9_$%.])[ \t\n\r]*\(", code)
+    if m is None:
+        _fail(where, f"kernel {name} has no .entry in its module")
+    end = code.find(")", m.end())
+    if end < 0:
+        _fail(where, f"kernel {name}'s .entry has no ')'")
+    parts = code[m.end():end].split(",")
+    if len(parts) == 1 and not parts[0].strip(_SPACE):
+        return 0
+    for i, part in enumerate(parts):
+        q = part.lstrip(_SPACE)
+        ok = len(q) > 6 and q.startswith(".param") and q[6] in _SPACE
+        if ok:
+            rest = q[6:].lstrip(_SPACE)
+            ok = "[" not in rest and any(len(rest) > len(t) and rest.startswith(t)
+                                         and rest[len(t)] in _SPACE for t in _SCALARS)
+        if not ok:
+            _fail(where, f"kernel {name}'s parameter {i} is not a scalar of at most 8 bytes "
+                         f"(a launch passes 8 bytes a parameter)")
+    return len(parts)
+
+
+def _check_elf(cubin):
+    """A 64-bit little-endian ELF file whose program and section headers, and the bytes they
+    place, lie inside it: what the driver reads of a cubin, which it takes with no size."""
+    n = len(cubin)
+    if n < 64 or cubin[:4] != b"\x7fELF":
+        _fail("cubin section", f"the cubin ({n} bytes) is not an ELF file")
+    if cubin[4] != 2 or cubin[5] != 1:
+        _fail("cubin section", "the cubin is not a 64-bit little-endian ELF file")
+    phoff, shoff = struct.unpack_from("<QQ", cubin, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", cubin, 0x36)
+    for what, offset, count, size, least in (("program", phoff, phnum, phentsize, 56),
+                                             ("section", shoff, shnum, shentsize, 64)):
+        if not count:
+            continue
+        if size < least or offset + count * size > n:
+            _fail("cubin section", f"the cubin's {what} headers lie outside its {n} bytes")
+        for i in range(count):
+            h = offset + i * size
+            if what == "section":
+                placed = struct.unpack_from("<I", cubin, h + 4)[0] != 8     # SHT_NOBITS
+                at, length = struct.unpack_from("<QQ", cubin, h + 0x18)
+            else:
+                placed = True
+                at, length = struct.unpack_from("<Q", cubin, h + 8)[0], \
+                    struct.unpack_from("<Q", cubin, h + 0x20)[0]
+            if placed and at + length > n:
+                _fail("cubin section", f"the cubin's {'section' if what == 'section' else 'segment'}"
+                                       f" {i} lies outside its {n} bytes")
 
 
 def _text(sections, kind):
@@ -366,8 +476,8 @@ def _kernel_modules(sections, manifest):
 class _Program:
     """Reads the program section into a HostProgram, checking it against the manifest."""
 
-    def __init__(self, c, manifest):
-        self.c, self.manifest = c, manifest
+    def __init__(self, c, manifest, params):
+        self.c, self.manifest, self.params = c, manifest, params
         self.slots = ()
         self.declared = set()       # the state slots some loop has declared
         self.room = {}              # state slot -> the bytes both of its buffers hold
@@ -533,6 +643,9 @@ class _Program:
             c.fail(f"launch {kernel} asks for {shared} shared bytes, more than "
                    f"{F.MAX_SHARED_BYTES}")
         n = c.count(f"launch {kernel}'s params", F.PARAM_MIN)
+        if n != self.params[kernel]:
+            c.fail(f"it passes {n} parameters to kernel {kernel}, whose .entry declares "
+                   f"{self.params[kernel]}")
         params = []
         for i in range(n):
             tag = c.u8(f"launch {kernel}'s param {i}'s tag")
@@ -555,8 +668,14 @@ class _Program:
     def copy(self, bound, depth):
         target, source = self.raw_ref("a copy's target"), self.raw_ref("a copy's source")
         nbytes = self.c.u64("a copy's size")
-        return Copy(self.ref(target, "a copy's target", nbytes, bound, writes=True),
+        copy = Copy(self.ref(target, "a copy's target", nbytes, bound, writes=True),
                     self.ref(source, "a copy's source", nbytes, bound), nbytes)
+        a, b = copy.target, copy.source
+        if a.slot == b.slot and self.slots[a.slot].kind != "state" and a.offset != b.offset \
+                and abs(a.offset - b.offset) < nbytes:
+            self.c.fail(f"the copy's source and target overlap ({nbytes} bytes at offsets "
+                        f"{b.offset} and {a.offset} of slot {a.slot})")
+        return copy
 
     def loop(self, bound, depth):
         c = self.c

@@ -196,6 +196,9 @@ class Bundle:
         self._free = weakref.finalize(self, lib.accyrt_bundle_free, handle)
         self._sessions = 0          # live sessions point into the C bundle: close waits for them
         self._closing = False
+        # sessions made, freed and the close from several threads (a session's finalizer may
+        # run inside a `with` of the same thread: re-entrant)
+        self._lock = threading.RLock()
         self.arguments = self._specs(lib.accyrt_bundle_num_arguments, lib.accyrt_bundle_argument)
         self.results = self._specs(lib.accyrt_bundle_num_results, lib.accyrt_bundle_result)
         self.target = lib.accyrt_bundle_target(handle).decode()
@@ -241,14 +244,16 @@ class Bundle:
 
     def close(self):
         """Free the C bundle now, or when the last session made from it is freed."""
-        self._closing = True
-        if not self._sessions:
-            self._free()
+        with self._lock:
+            self._closing = True
+            if not self._sessions:
+                self._free()
 
     def _session_freed(self):
-        self._sessions -= 1
-        if self._closing and not self._sessions:
-            self._free()
+        with self._lock:
+            self._sessions -= 1
+            if self._closing and not self._sessions:
+                self._free()
 
 
 # ---- devices --------------------------------------------------------------------------------
@@ -472,31 +477,49 @@ class Session:
     def __init__(self, bundle, device):
         lib = library()
         handle = ctypes.c_void_p()
-        status = lib.accyrt_session_create(bundle.handle, device.table, ctypes.byref(handle))
-        if status:
-            _raise_status(lib, status, device.take_error())
+        with bundle._lock:          # no close of the bundle between its check and the count
+            status = lib.accyrt_session_create(bundle.handle, device.table,
+                                               ctypes.byref(handle))
+            if status:
+                _raise_status(lib, status, device.take_error())
+            bundle._sessions += 1
         self._lib, self._handle, self.bundle, self.device = lib, handle, bundle, device
-        bundle._sessions += 1
         # the finalizer's arguments keep the bundle and the device until the session is freed
         self._free = weakref.finalize(self, _free_session, lib, handle, bundle, device)
-        # runs from two threads would interleave their steps on one arena: one at a time
-        self._lock = threading.Lock()
+        # runs from two threads would interleave their steps on one arena, and a close during
+        # a run would free what C is using: one at a time (a device entry of the run that calls
+        # back into the session is refused, not deadlocked)
+        self._lock = threading.RLock()
+        self._running = False
 
     def run(self, inputs, outputs, stream=None):
         """Run the host program once: `inputs` the arguments' device addresses, `outputs` the
         results'. Kernels are issued on `stream` (an int handle, None: the default stream)."""
-        if not self._free.alive:
-            raise AccyError("this session is closed")
         inputs, outputs = _addresses(inputs), _addresses(outputs)
         with self._lock:
-            status = self._lib.accyrt_session_run(self._handle, inputs, len(inputs), outputs,
-                                                  len(outputs), stream)
+            self._check_idle("run")
+            self._running = True
+            try:
+                status = self._lib.accyrt_session_run(self._handle, inputs, len(inputs),
+                                                      outputs, len(outputs), stream)
+            finally:
+                self._running = False
         if status:
             _raise_status(self._lib, status, self.device.take_error())
 
     def close(self):
-        """Free the session's device memory and modules now."""
-        self._free()
+        """Free the session's device memory and modules now (after a run another thread has
+        in progress)."""
+        with self._lock:
+            if self._running:
+                raise AccyError("a session cannot be closed from inside its own run")
+            self._free()
+
+    def _check_idle(self, what):
+        if not self._free.alive:
+            raise AccyError("this session is closed")
+        if self._running:
+            raise AccyError(f"a session cannot {what} from inside its own run")
 
 
 _ADDRESS_ARRAYS = [ctypes.c_uint64 * n for n in range(17)]

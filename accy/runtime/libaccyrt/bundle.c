@@ -216,6 +216,157 @@ static int64_t find_kernel(const accyrt_bundle *b, const uint8_t *name, uint32_t
     return -1;
 }
 
+/* PTX text with its comments blanked, so that a scan of entries reads code only; `n` bytes. */
+static char *without_comments(parser *p, const char *ptx, size_t n)
+{
+    char *out = alloc(p, n + 1, 1);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, ptx, n);
+    out[n] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (out[i] == '"') {            /* a string: skipped whole */
+            for (i++; i < n && out[i] != '"'; i++)
+                ;
+        } else if (out[i] == '/' && i + 1 < n && out[i + 1] == '/') {
+            for (; i < n && out[i] != '\n'; i++)
+                out[i] = ' ';
+        } else if (out[i] == '/' && i + 1 < n && out[i + 1] == '*') {
+            size_t j = i + 2;
+            while (j + 1 < n && !(out[j] == '*' && out[j + 1] == '/'))
+                j++;
+            j = j + 1 < n ? j + 2 : n;
+            memset(out + i, ' ', j - i);
+            i = j - 1;
+        }
+    }
+    return out;
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || c == '%' || c == '.';
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The number of parameters kernel `k`'s `.entry` declares in `code` (comments blanked), each
+ * a scalar of at most 8 bytes (what a launch passes: 8 bytes per parameter); -1 with the
+ * parser's error otherwise. */
+static int entry_params(parser *p, const char *code, const rt_kernel *k, uint32_t *count)
+{
+    size_t len = strlen(k->name);
+    const char *at = code;
+    while ((at = strstr(at, ".entry")) != NULL) {
+        const char *c = at + 6;
+        int before = at == code || is_space(at[-1]);
+        at = c;
+        if (!before || !is_space(*c))
+            continue;
+        while (is_space(*c))
+            c++;
+        if (strncmp(c, k->name, len) != 0 || is_name_char(c[len]))
+            continue;
+        c += len;
+        while (is_space(*c))
+            c++;
+        if (*c != '(')
+            continue;
+        const char *end = strchr(++c, ')');
+        if (end == NULL)
+            return rt_fail(&p->r, "kernel '%s's .entry has no ')'", k->name);
+        uint32_t n = 0;
+        for (const char *part = c;; part++) {
+            const char *stop = memchr(part, ',', (size_t)(end - part));
+            if (stop == NULL)
+                stop = end;
+            const char *q = part;
+            while (q < stop && is_space(*q))
+                q++;
+            if (q == stop && n == 0 && stop == end)
+                break;                  /* no parameters */
+            static const char *const scalars[] = {
+                ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".b8", ".b16",
+                ".b32", ".b64", ".f16", ".f32", ".f64"};
+            int ok = (size_t)(stop - q) > 6 && strncmp(q, ".param", 6) == 0 && is_space(q[6]);
+            if (ok) {
+                q += 6;
+                while (q < stop && is_space(*q))
+                    q++;
+                ok = 0;
+                for (size_t t = 0; t < sizeof scalars / sizeof scalars[0]; t++) {
+                    size_t tl = strlen(scalars[t]);
+                    if ((size_t)(stop - q) > tl && strncmp(q, scalars[t], tl) == 0 &&
+                        is_space(q[tl]))
+                        ok = 1;
+                }
+                ok = ok && memchr(q, '[', (size_t)(stop - q)) == NULL;
+            }
+            if (!ok)
+                return rt_fail(&p->r, "kernel '%s's parameter %u is not a scalar of at most 8 "
+                               "bytes (a launch passes 8 bytes a parameter)", k->name, n);
+            n++;
+            if (stop == end)
+                break;
+            part = stop;                /* the loop steps past the comma */
+        }
+        *count = n;
+        return 0;
+    }
+    return rt_fail(&p->r, "kernel '%s' has no .entry in its module", k->name);
+}
+
+/* The .entry parameter counts of the kernels whose PTX is `ptx` (`module` 0 or 1). */
+static int kernel_params(parser *p, const char *ptx, size_t n, uint8_t module, rt_kernel *only)
+{
+    char *code = without_comments(p, ptx, n);
+    if (code == NULL)
+        return -1;
+    for (uint32_t k = 0; k < p->b->num_kernels; k++) {
+        rt_kernel *kernel = &p->b->kernels[k];
+        if (kernel->module == module && (only == NULL || kernel == only) &&
+            entry_params(p, code, kernel, &kernel->num_params))
+            return -1;
+    }
+    return 0;
+}
+
+/* A 64-bit little-endian ELF file whose program and section headers, and the bytes they
+ * place, lie inside its `n` bytes: what the driver reads of a cubin, which it takes with no
+ * size. */
+static int check_elf(parser *p, const uint8_t *e, size_t n)
+{
+    if (n < 64 || memcmp(e, "\x7f" "ELF", 4) != 0)
+        return rt_fail(&p->r, "the cubin (%zu bytes) is not an ELF file", n);
+    if (e[4] != 2 || e[5] != 1)
+        return rt_fail(&p->r, "the cubin is not a 64-bit little-endian ELF file");
+    uint64_t tables[2][3] = {   /* offset, count, entry size: program, then section headers */
+        {rt_le64(e + 0x20), (uint64_t)(e[0x38] | e[0x39] << 8), (uint64_t)(e[0x36] | e[0x37] << 8)},
+        {rt_le64(e + 0x28), (uint64_t)(e[0x3C] | e[0x3D] << 8), (uint64_t)(e[0x3A] | e[0x3B] << 8)}};
+    static const uint64_t min_entry[2] = {56, 64};
+    for (int t = 0; t < 2; t++) {
+        uint64_t off = tables[t][0], count = tables[t][1], size = tables[t][2], end;
+        if (count == 0)
+            continue;
+        if (size < min_entry[t] || rt_add(off, count * size, &end) || end > n)
+            return rt_fail(&p->r, "the cubin's %s headers lie outside its %zu bytes",
+                           t ? "section" : "program", n);
+        for (uint64_t i = 0; i < count; i++) {
+            const uint8_t *h = e + off + i * size;
+            uint64_t at = rt_le64(h + (t ? 0x18 : 0x08)), length = rt_le64(h + 0x20);
+            int placed = t ? rt_le32(h + 4) != 8 /* SHT_NOBITS */ : 1;
+            if (placed && (rt_add(at, length, &end) || end > n))
+                return rt_fail(&p->r, "the cubin's %s %llu lies outside its %zu bytes",
+                               t ? "section" : "segment", (unsigned long long)i, n);
+        }
+    }
+    return 0;
+}
+
 static int parse_manifest(parser *p)
 {
     accyrt_bundle *b = p->b;
@@ -297,6 +448,11 @@ static int parse_modules(parser *p)
         if ((b->kernels[k].ptx = copy_text(p, ptx, np)) == NULL)
             return -1;
         b->kernels[k].ptx_size = (size_t)np + 1;
+        if (np >= 4 && memcmp(ptx, "\x7f" "ELF", 4) == 0)
+            return rt_fail(r, "kernel '%s's module is an ELF file, not PTX text",
+                           b->kernels[k].name);
+        if (kernel_params(p, b->kernels[k].ptx, np, 1, &b->kernels[k]))
+            return -1;
     }
     for (uint32_t k = 0; k < b->num_kernels; k++)
         if (b->kernels[k].module == 1 && b->kernels[k].ptx == NULL)
@@ -393,6 +549,17 @@ static int check_ref(parser *p, const rt_ref *ref, uint64_t nbytes, int writes,
     return 0;
 }
 
+/* Whether a copy of `nbytes` from `b` to `a` (checked refs) reads bytes it also writes, short
+ * of being one place (which copies nothing): the device's result would be undefined. State
+ * slots are bound to buffers that do not overlap. */
+static int overlap(const parser *p, const rt_ref *a, const rt_ref *b, uint64_t nbytes)
+{
+    if (a->slot != b->slot || p->b->slots[a->slot].kind == RT_SLOT_STATE || a->offset == b->offset)
+        return 0;
+    uint64_t gap = a->offset > b->offset ? a->offset - b->offset : b->offset - a->offset;
+    return gap < nbytes;
+}
+
 static int parse_steps(parser *p, rt_steps *out, const char *list);
 
 static int parse_launch(parser *p, rt_step *step)
@@ -430,6 +597,9 @@ static int parse_launch(parser *p, rt_step *step)
     if (rt_read_count(r, &step->u.launch.num_params, MIN_PARAM, "launch parameters"))
         return -1;
     uint32_t np = step->u.launch.num_params;
+    if (np != b->kernels[k].num_params)
+        return fail_at(p, "it passes %u parameters to kernel '%s', whose .entry declares %u",
+                       np, b->kernels[k].name, b->kernels[k].num_params);
     step->u.launch.params = alloc(p, np ? np : 1, sizeof(rt_param));
     if (step->u.launch.params == NULL)
         return -1;
@@ -579,6 +749,14 @@ static int parse_steps(parser *p, rt_steps *out, const char *list)
                                "the copy's target", -1) ||
                      check_ref(p, &step->u.copy.source, step->u.copy.nbytes, 0,
                                "the copy's source", -1);
+            if (!failed && overlap(p, &step->u.copy.target, &step->u.copy.source,
+                                   step->u.copy.nbytes))
+                failed = fail_at(p, "the copy's source and target overlap (%llu bytes at "
+                                 "offsets %llu and %llu of slot %u)",
+                                 (unsigned long long)step->u.copy.nbytes,
+                                 (unsigned long long)step->u.copy.source.offset,
+                                 (unsigned long long)step->u.copy.target.offset,
+                                 step->u.copy.target.slot);
             break;
         case RT_STEP_LOOP:
             failed = parse_loop(p, step);
@@ -927,11 +1105,18 @@ static int parse_bundle(parser *p)
         r->section = SECTION_NAMES[KIND_PTX];
         if (text_section(p, s, "PTX"))
             return -1;
+        if (s->length >= 4 && memcmp(ptx, "\x7f" "ELF", 4) == 0)
+            return rt_fail(r, "the ptx section is an ELF file, not PTX text");
         if ((b->ptx = copy_text(p, ptx, (size_t)s->length)) == NULL)
             return -1;
         b->ptx_size = (size_t)s->length + 1;
+        if (kernel_params(p, b->ptx, (size_t)s->length, 0, NULL))
+            return -1;
     }
     if ((s = by_kind[KIND_CUBIN]) != NULL) {
+        r->section = SECTION_NAMES[KIND_CUBIN];
+        if (check_elf(p, b->bytes + s->offset, (size_t)s->length))
+            return -1;
         b->cubin = b->bytes + s->offset;
         b->cubin_size = (size_t)s->length;
     }

@@ -163,6 +163,7 @@ typedef struct rt_kernel {
     uint8_t module;             /* 0: the ptx section, 1: its own module */
     const char *ptx;            /* module 1: its PTX, NUL-terminated */
     size_t ptx_size;            /* counting the NUL */
+    uint32_t num_params;        /* what its .entry declares: what a launch of it passes */
 } rt_kernel;
 
 struct accyrt_bundle {
