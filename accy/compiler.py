@@ -11,7 +11,8 @@
 - tensor: the function traced on its example arguments (frontend/trace.py), or a copy of the
   module given (in a Context of its own, so the caller's module is never changed), with its
   target set.
-- prepared: canonicalize and cse, the IR the plans read.
+- prepared: lower-case (no tensor.case reaches the planner), canonicalize, cse and
+  raise-attention: the IR the plans read.
 - plans: the preparation analyses (target profile, shape/layout, schedule, outlines, buffers),
   taken once each in dependency order under a lease of the compilation's own.
 - kl: each outline lowered by kind to a `kl.kernel` (accy/lowering/kernelize.py), or left to
@@ -58,7 +59,7 @@ from accy.passes.target import ATTRIBUTE, TargetProfile, read_target_profile, ta
 from accy.runtime.devices import open_device
 from accy.runtime.executable import Executable, KernelInfo
 
-PREPARE = "canonicalize,cse,raise-attention"
+PREPARE = "lower-case,canonicalize,cse,raise-attention"
 
 
 class StageError(AccyError):

@@ -254,6 +254,61 @@ def _scan(self, op, xs, env):
     return [np.flip(out, axis) if a.get("reverse", False) else out]
 
 
+def _sort(self, op, xs, env):
+    """Each element's place in its row: the elements the comparator puts before it, plus the
+    earlier ones it ties with (neither goes before the other): a stable sort for a strict
+    weak order. The comparator runs once on every (i, j) pair of a row."""
+    axis = op.attributes["dimension"]
+    rows = [np.moveaxis(x, axis, -1) for x in xs]
+    args = [a for r in rows for a in (r[..., :, None], r[..., None, :])]
+    shape = rows[0].shape + rows[0].shape[-1:]
+    before = _compare_pairs(self, op, [np.broadcast_to(a, shape) for a in args], env)
+    after = np.swapaxes(before, -1, -2)         # after[i, j]: j goes before i
+    n = shape[-1]
+    earlier = np.arange(n)[None, :] < np.arange(n)[:, None]        # j < i
+    rank = after.sum(-1) + (earlier & ~after & ~before).sum(-1)
+    outs = []
+    for r in rows:
+        out = np.empty_like(r)
+        np.put_along_axis(out, rank, r, -1)
+        outs.append(np.ascontiguousarray(np.moveaxis(out, -1, axis)))
+    return outs
+
+
+def _compare_pairs(self, op, args, env):
+    """The comparator's i1 result on whole arrays of operand pairs (element by element when
+    its ops are not all elementwise)."""
+    block = op.regions[0].entry
+    if all(o.has_trait(ELEMENTWISE) or o.has_trait(CONSTANT) or o.name == "tensor.yield"
+           for o in block.operations):
+        return np.broadcast_to(np.asarray(self.block(block, args, env)[0], bool), args[0].shape)
+    out = np.empty(args[0].shape, bool)
+    for index in np.ndindex(*out.shape):
+        out[index] = bool(self.block(block, [np.asarray(a[index]) for a in args], env)[0])
+    return out
+
+
+def _scatter(self, op, args, env):
+    """The update region applied at each index in row-major order of the indices, to whole
+    slices (the dims before and after the axis) at once; out-of-range indices are skipped."""
+    x, idx, updates = args
+    axis = op.attributes["axis"]
+    out = np.array(x, copy=True)
+    flat = updates.reshape(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:])
+    step = self.step_function(op, env)
+    for i, k in enumerate(idx.reshape(-1).astype(np.int64)):
+        if 0 <= k < x.shape[axis]:
+            at = (slice(None),) * axis + (k,)
+            out[at] = step([out[at]], [flat[(slice(None),) * axis + (i,)]])[0]
+    return [out]
+
+
+def _case(self, op, args, env):
+    """The branch the index names; the last one for an index out of range."""
+    index, n = int(args[0]), len(op.regions)
+    return [np.asarray(v) for v in self.body(op, index if 0 <= index < n else n - 1, [], env)]
+
+
 def _iterate(self, op, values, env):
     count = 0
     while bool(self.body(op, 0, values, env)[0]):
@@ -312,6 +367,9 @@ HANDLERS = {
     "tensor.reduce": _reduce,
     "tensor.scan": _scan,
     "tensor.iterate": _iterate,
+    "tensor.sort": _sort,
+    "tensor.scatter": _scatter,
+    "tensor.case": _case,
     "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call,
     "builtin.call": _call,

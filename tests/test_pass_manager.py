@@ -181,7 +181,7 @@ def test_pipeline_errors_have_columns(text, column, message):
 
 
 def test_pipeline_errors_name_the_registered_passes():
-    with pytest.raises(ParseError, match=r"registered: bufferize, canonicalize, cse, dce, decompose-attention, kernelize, outline, raise-attention, schedule, shape"):
+    with pytest.raises(ParseError, match=r"registered: bufferize, canonicalize, cse, dce, decompose-attention, kernelize, lower-case, outline, raise-attention, schedule, shape"):
         parse_pipeline("nope")
 
 

@@ -16,7 +16,7 @@ from accy._core.registry import ELEMENTWISE
 from accy.ir import TensorType
 from accy.passes import AnalysisCache, AnalysisDescriptor, PassManager
 from accy.passes.shape_layout import (
-    RULES, SHAPE_LAYOUT, AffineMap, ChainMap, GatherMap, Layout, ReshapeMap, buffer_layout,
+    RULES, SHAPE_LAYOUT, AffineMap, ChainMap, GatherMap, Layout, OffsetMap, ReshapeMap, buffer_layout,
     compute_shape_layout, identity_map, reshape_map, row_major_strides)
 from tensor_helpers import module_of
 
@@ -260,6 +260,33 @@ def test_gather_reads_through_the_indices(data):
     read = np.clip(idx[tuple(where.T)] if idx.ndim else np.broadcast_to(idx, len(where)),
                    0, x[axis] - 1)
     np.testing.assert_array_equal(read, all_indices(x)[out.reshape(-1)][:, axis])
+
+
+@SETTINGS
+@given(st.data())
+def test_dynamic_slices_read_through_the_clamped_starts(data):
+    """dynamic_slice's operand and dynamic_update_slice's operand and update (numbered from
+    BASE), at starts anywhere (clamped), against the reference."""
+    x = data.draw(shapes)
+    small = tuple(data.draw(st.integers(0, n)) for n in x)
+    starts = [np.int32(data.draw(st.integers(-2, n + 2))) for n in x]
+    s = [TensorType("i32", ())] * len(x)
+    m = module_of([TensorType("i32", x)] + s, lambda e, v, *k: [
+        e.op("tensor.dynamic_slice", v, *k, slice_sizes=small)])
+    (out,) = accy.reference.run(m, numbered(x), *starts)
+    op = func_of(m).regions[0].blocks[0].operations[0]
+    data_map = compute_shape_layout(func_of(m)).index_map(op, 0)
+    assert isinstance(data_map, OffsetMap)
+    check_map(data_map, x, out, indices=starts)
+    m = module_of([TensorType("i32", x), TensorType("i32", small)] + s, lambda e, v, u, *k: [
+        e.op("tensor.dynamic_update_slice", v, u, *k)])
+    (out,) = accy.reference.run(m, numbered(x), numbered(small, BASE), *starts)
+    op = func_of(m).regions[0].blocks[0].operations[0]
+    analysis = compute_shape_layout(func_of(m))
+    assert analysis.index_map(op, 0).is_identity
+    check_map(analysis.index_map(op, 1), small, out, base=BASE, indices=starts)
+    with pytest.raises(ValueError, match="start indices"):
+        analysis.index_map(op, 1).apply(all_indices(out.shape))
 
 
 def test_elementwise_operands_and_scalar_operands():

@@ -1,4 +1,4 @@
-"""The tensor dialect (docs/tensor-ops.md): every numbered constraint C1..C47 broken in IR text
+"""The tensor dialect (docs/tensor-ops.md): every numbered constraint (C1..LAST) broken in IR text
 and named by the verifier (and, for rule constraints, by the Emitter); a valid instance of every
 op that verifies and round-trips through both text forms with an unchanged fingerprint; constants
 with edge values kept bit-exactly; `reduce_kind`; result type inference."""
@@ -18,6 +18,7 @@ from accy.tensor import Emitter, reduce_kind
 from accy.tensor.dialect import BINARY, UNARY
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tensor-ops.md"
+LAST = 59           # the highest constraint number docs/tensor-ops.md defines
 PTX = '".visible .entry k(.param .u64 a, .param .u64 b)\\n{\\n  ret;\\n}"'
 
 
@@ -126,6 +127,79 @@ CASES = [
     ("C6", "l:2xf32 x:4xf32", "%r = tensor.clamp %x, %x, %l : tensor<4xf32>"),
     # C7 convert
     ("C7", X, "%r = tensor.convert %x : tensor<2x2xf16>"),
+    # C48, C49 bitcast_convert
+    ("C48", X, "%r = tensor.bitcast_convert %x : tensor<2x2xi32>"),
+    ("C49", X, "%r = tensor.bitcast_convert %x : tensor<4xf16>"),
+    ("C49", X, "%r = tensor.bitcast_convert %x : tensor<4xi64>"),
+    ("C49", "p:4xi1", "%r = tensor.bitcast_convert %p : tensor<4xu8>"),
+    # C50 - C52 dynamic_slice, dynamic_update_slice
+    ("C50", "x:4x8xf32 i:i32", "%r = tensor.dynamic_slice %x, %i <{slice_sizes = [2, 2]}> : "
+                              "tensor<2x2xf32>"),
+    ("C50", "x:4x8xf32 i:i32 j:i64", "%r = tensor.dynamic_slice %x, %i, %j <{slice_sizes = "
+                                    "[2, 2]}> : tensor<2x2xf32>"),
+    ("C50", "x:4x8xf32 i:f32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [2, 2]}> : "
+                              "tensor<2x2xf32>"),
+    ("C50", "x:4x8xf32 i:1xi32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [2, 2]}> "
+                                ": tensor<2x2xf32>"),
+    ("C51", "x:4x8xf32 i:i32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [5, 2]}> : "
+                              "tensor<5x2xf32>"),
+    ("C51", "x:4x8xf32 i:i32", "%r = tensor.dynamic_slice %x, %i, %i <{slice_sizes = [2]}> : "
+                              "tensor<2xf32>"),
+    ("C52", "x:4x8xf32 u:2x9xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i, %i : "
+                                        "tensor<4x8xf32>"),
+    ("C52", "x:4x8xf32 u:2x2xf16 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i, %i : "
+                                        "tensor<4x8xf32>"),
+    ("C52", "x:4x8xf32 u:8xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i, %i : "
+                                      "tensor<4x8xf32>"),
+    ("C50", "x:4x8xf32 u:2x2xf32 i:i32", "%r = tensor.dynamic_update_slice %x, %u, %i : "
+                                        "tensor<4x8xf32>"),
+    # C53, C54 sort
+    ("C53", "x:4x8xf32 y:8xi32", '%r:2 = "tensor.sort"(%x, %y) <{dimension = 0}> '
+     + red("a:f32 b:f32 c:i32 d:i32", "%t = tensor.compare %a, %b <{comparison_direction = "
+           '"LT"}> : tensor<i1>', "tensor.yield %t")
+     + " : (tensor<4x8xf32>, tensor<8xi32>) -> (tensor<4x8xf32>, tensor<8xi32>)"),
+    ("C53", M, '%r = "tensor.sort"(%x) <{dimension = 2}> '
+     + red("a:f32 b:f32", '%t = tensor.compare %a, %b <{comparison_direction = "LT"}> : '
+           'tensor<i1>', "tensor.yield %t") + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+    ("C53", "s:f32", '%r = "tensor.sort"(%s) <{dimension = 0}> '
+     + red("a:f32 b:f32", '%t = tensor.compare %a, %b <{comparison_direction = "LT"}> : '
+           'tensor<i1>', "tensor.yield %t") + " : (tensor<f32>) -> tensor<f32>"),
+    ("C54", M, '%r = "tensor.sort"(%x) <{dimension = 1}> '
+     + red("a:f32", "%t = tensor.is_finite %a : tensor<i1>", "tensor.yield %t")
+     + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+    ("C54", M, '%r = "tensor.sort"(%x) <{dimension = 1}> '
+     + red("a:f32 b:f32", "tensor.yield %a") + " : (tensor<4x8xf32>) -> tensor<4x8xf32>"),
+    # C55 - C57 scatter
+    ("C55", "x:4x8xf32 i:3xf32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xf32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    ("C55", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 2}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    ("C56", "x:4x8xf32 i:3xi32 u:8x3xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<8x3xf32>) -> tensor<4x8xf32>"),
+    ("C56", "x:4x8xf32 i:3xi32 u:3x8xf16", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf16>) -> tensor<4x8xf32>"),
+    ("C57", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f32 b:f32", "%t = tensor.compare %a, %b <{comparison_direction = \"LT\"}> : "
+           "tensor<i1>", "tensor.yield %t")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    ("C57", "x:4x8xf32 i:3xi32 u:3x8xf32", '%r = "tensor.scatter"(%x, %i, %u) <{axis = 0}> '
+     + red("a:f16 b:f16", "tensor.yield %b")
+     + " : (tensor<4x8xf32>, tensor<3xi32>, tensor<3x8xf32>) -> tensor<4x8xf32>"),
+    # C58, C59 case
+    ("C58", "x:4xf32 f:f32", '%r = "tensor.case"(%f) ({\n    tensor.yield %x\n  }) : '
+                            '(tensor<f32>) -> tensor<4xf32>'),
+    ("C58", "x:4xf32 i:2xi32", '%r = "tensor.case"(%i) ({\n    tensor.yield %x\n  }) : '
+                              '(tensor<2xi32>) -> tensor<4xf32>'),
+    ("C59", "x:4xf32 i:i32", '%r = "tensor.case"(%i) : (tensor<i32>) -> tensor<4xf32>'),
+    ("C59", "x:4xf32 i:i32", '%r = "tensor.case"(%i) ({\n    tensor.yield %x\n  }, {\n    '
+                            '%n = tensor.negate %i : tensor<i32>\n    tensor.yield %n\n  }) : '
+                            '(tensor<i32>) -> tensor<4xf32>'),
+    ("C59", "x:4xf32 i:i32", '%r = "tensor.case"(%i) ({\n  ^bb0(%a: tensor<4xf32>):\n    '
+                            'tensor.yield %a\n  }) : (tensor<i32>) -> tensor<4xf32>'),
     # C8, C9 iota
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<f32>"),
     ("C8", "", "%r = tensor.iota <{iota_dimension = 0}> : tensor<4xi1>"),
@@ -331,7 +405,7 @@ CASES = [
 ]
 CASE_IDS = [f"{code}-{sum(c[0] == code for c in CASES[:i])}" for i, (code, *_) in
             enumerate(CASES)]
-REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47"}   # checked on the IR only, not by the rule
+REGION_CODES = {"C33", "C35", "C37", "C38", "C44", "C47", "C54", "C57", "C59"}   # checked on the IR only, not by the rule
 
 
 def broken_op(module):
@@ -376,10 +450,10 @@ def test_emitter_refuses_the_same_op(code, args, body):
 
 def test_every_documented_constraint_has_cases():
     documented = set(re.findall(r"\bC(\d+)\b", DOC.read_text()))
-    assert documented == {str(i) for i in range(1, 48)}
-    assert {c for c, *_ in CASES} == {f"C{i}" for i in range(1, 48)} | {"attr"}
+    assert documented == {str(i) for i in range(1, LAST + 1)}
+    assert {c for c, *_ in CASES} == {f"C{i}" for i in range(1, LAST + 1)} | {"attr"}
     source = Path(accy.tensor.dialect.__file__).read_text()
-    assert {f"C{i}" for i in range(1, 48)} <= set(re.findall(r"\bC\d+\b", source))
+    assert {f"C{i}" for i in range(1, LAST + 1)} <= set(re.findall(r"\bC\d+\b", source))
 
 
 def test_constraints_the_text_cannot_reach():
@@ -492,6 +566,46 @@ def _convert():
     m, e, (x, p, u) = build_module(["2x3xf32", "2x3xi1", "2x3xu8"])
     return m, e, [e.convert(x, "bf16"), e.convert(p, "f16"), e.convert(u, "i64"),
                   e.convert(x, "i1")]
+
+
+def _bitcast_convert():
+    m, e, (x, h, p, u) = build_module(["2x3xf32", "2x3xbf16", "2x3xi1", "2x3xu8"])
+    return m, e, [e.op("tensor.bitcast_convert", x, result_type=TensorType("i32", (2, 3))),
+                  e.op("tensor.bitcast_convert", h, result_type=TensorType("i16", (2, 3))),
+                  e.op("tensor.bitcast_convert", p, result_type=TensorType("i1", (2, 3))),
+                  e.op("tensor.bitcast_convert", u, result_type=TensorType("i8", (2, 3)))]
+
+
+def _dynamic_slice():
+    m, e, (x, i, j) = build_module(["4x5xf16", "i32", "u8"])
+    return m, e, [e.op("tensor.dynamic_slice", x, i, i, slice_sizes=(2, 5)),
+                  e.op("tensor.dynamic_slice", x, j, j, slice_sizes=(0, 1))]
+
+
+def _dynamic_update_slice():
+    m, e, (x, u, i) = build_module(["4x5xi8", "2x5xi8", "i64"])
+    return m, e, [e.op("tensor.dynamic_update_slice", x, u, i, i)]
+
+
+def _sort():
+    m, e, (x, p) = build_module(["4x5xbf16", "4x5xi1"])
+
+    def comparator(e, a, b, c, d):
+        return e.op("tensor.or", e.compare(a, b, "GT"), e.compare(c, d, "LT"))
+    return m, e, [*e.sort([x, p], 1, comparator),
+                  *e.sort([p], 0, lambda e, a, b: e.compare(a, b, "LT"))]
+
+
+def _scatter():
+    m, e, (x, i, u, j, v) = build_module(["4x5xf16", "2x3xu8", "4x2x3xf16", "i64", "5xf16"])
+    return m, e, [e.scatter(x, i, u, 1, "add"), e.scatter(x, j, v, 0, "set"),
+                  e.scatter(x, j, v, 0, lambda e, a, b: e.op("tensor.maximum", a, b))]
+
+
+def _case():
+    m, e, (i, x, u) = build_module(["i32", "4xf16", "u8"])
+    return m, e, [*e.case(i, [lambda e: [x, i], lambda e: [e.op("tensor.negate", x), i]]),
+                  *e.case(u, [lambda e: [e.op("tensor.abs", x)]])]
 
 
 def _constant():
@@ -609,12 +723,16 @@ VALID = {
     "tensor.is_finite": lambda: (lambda m, e, a: (m, e, [e.op("tensor.is_finite", x) for x in a]))(
         *build_module([f"3x{d}" for d in _dtypes(FLOAT_DTYPES)])),
     "tensor.compare": _compare, "tensor.select": _select, "tensor.clamp": _clamp,
-    "tensor.convert": _convert, "tensor.constant": _constant, "tensor.iota": _iota,
+    "tensor.convert": _convert, "tensor.bitcast_convert": _bitcast_convert,
+    "tensor.constant": _constant, "tensor.iota": _iota,
     "tensor.reshape": _reshape, "tensor.transpose": _transpose,
     "tensor.broadcast_in_dim": _broadcast, "tensor.slice": _slice,
     "tensor.concatenate": _concatenate, "tensor.pad": _pad, "tensor.reverse": _reverse,
-    "tensor.gather": _gather, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
-    "tensor.scan": _scan, "tensor.iterate": _iterate, "tensor.attention": _attention,
+    "tensor.gather": _gather, "tensor.dynamic_slice": _dynamic_slice,
+    "tensor.dynamic_update_slice": _dynamic_update_slice, "tensor.dot_general": _dot_general, "tensor.reduce": _reduce,
+    "tensor.scan": _scan, "tensor.sort": _sort, "tensor.scatter": _scatter, "tensor.case": _case,
+    "tensor.iterate": _iterate,
+    "tensor.attention": _attention,
     "tensor.kernel_call": _kernel_call, "tensor.yield": _reduce,
 }
 

@@ -1,11 +1,13 @@
-"""Loops with JAX's semantics, traced into one `tensor.iterate`: the cond and body functions are
-called once, each inside its own region, with Tensors standing for the loop-carried values. They
-may use Tensors from the enclosing trace (regions see values defined above)."""
+"""Loops and branches with JAX's semantics: a loop is traced into one `tensor.iterate` (the cond
+and body functions are called once, each inside its own region, with Tensors standing for the
+loop-carried values), `switch` and `cond` into one `tensor.case` (each branch function called
+once inside its own region on the operands). They may use Tensors from the enclosing trace
+(regions see values defined above)."""
 import numpy as np
 
 from accy._core.types import INT_DTYPES
 from accy.errors import ShapeError, TypeError as DTypeError
-from accy.frontend.elementwise import add, less, tensor_of
+from accy.frontend.elementwise import add, astype, clip, less, tensor_of
 from accy.frontend.tensor import Tensor, as_dtype, default_dtype, emitter, emitting, flatten, \
     lift
 
@@ -96,3 +98,42 @@ def fori_loop(lower, upper, body_fun, init_val):
         return [add(i, 1)], body_fun(i, val)
     return _loop("fori_loop", init_val, lambda counter, _: less(counter[0], stop), body,
                  [start])[1]
+
+
+def switch(index, branches, *operands):
+    """`branches[index](*operands)`, as jax.lax.switch: `index` (an integer scalar) is clamped
+    into the branches' range; every branch returns the structure and types of the first."""
+    branches = list(branches)
+    if not branches:
+        raise ShapeError("'switch' needs at least one branch")
+    i = lift(index)
+    i = i if isinstance(i, Tensor) else as_dtype(i, "i32", "switch")
+    if i.ndim or i.dtype not in INT_DTYPES:
+        raise DTypeError(f"'switch' index must be an integer scalar, got {i.value.type}")
+    i = clip(astype(i, "i32"), 0, len(branches) - 1)
+    return _case("switch", i, branches, operands)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, as jax.lax.cond (`pred` a
+    boolean or integer scalar; nonzero is true)."""
+    p = lift(pred)
+    p = p if isinstance(p, Tensor) else as_dtype(p, "i1", "cond")
+    if p.ndim:
+        raise DTypeError(f"'cond' pred must be a scalar, got {p.value.type}")
+    return _case("cond", astype(astype(p, "i1"), "i32"), [false_fun, true_fun], operands)
+
+
+def _case(op, index, branches, operands):
+    structure = []
+
+    def region(fn):
+        def build(e):
+            with emitting(e):
+                leaves, rebuild = flatten(fn(*operands))
+                if not structure:
+                    structure.append(rebuild)
+                return [tensor_of(leaf).value for leaf in leaves]
+        return build
+    outs = emitter().case(index.value, [region(fn) for fn in branches])
+    return structure[0]([Tensor(v) for v in outs])

@@ -79,6 +79,11 @@ def true_divide(x, y):
     return apply("tensor.divide", *promoted("tensor.divide", x, y, widen=to_float))
 
 
+def arctan2(y, x):
+    """The angle of the point (x, y), in [-pi, pi]; ints and bools compute in f32."""
+    return apply("tensor.atan2", *promoted("tensor.atan2", y, x, widen=to_float))
+
+
 def right_shift(x, y):
     """Arithmetic shift for signed ints, logical for u8 (numpy's >>)."""
     x, y = promoted("tensor.shift_right_arithmetic", x, y)
@@ -221,6 +226,8 @@ sigmoid = _float_unary("sigmoid", "tensor.logistic", "1 / (1 + e**-x)")
 erf = _float_unary("erf", "tensor.erf", "The error function")
 sin = _float_unary("sin", "tensor.sin", "Sine")
 cos = _float_unary("cos", "tensor.cos", "Cosine")
+tan = _float_unary("tan", "tensor.tan", "Tangent")
+cbrt = _float_unary("cbrt", "tensor.cbrt", "Cube root (negative for negative x)")
 floor = _float_unary("floor", "tensor.floor", "Round down")
 ceil = _float_unary("ceil", "tensor.ceil", "Round up")
 _round_even = _float_unary("round_even", "tensor.round_nearest_even", "")

@@ -1,5 +1,6 @@
 """Shape ops with numpy's conventions: reshape (-1), transpose, static indexing, concatenate,
-pad, take, take_along_axis. Every bad axis, shape or index is an `accy.ShapeError` naming the op.
+pad, take, take_along_axis; dynamic_slice and dynamic_update_slice as jax.lax has them; scatter
+(JAX's x.at[i].set/add). Every bad axis, shape or index is an `accy.ShapeError` naming the op.
 """
 import operator
 
@@ -293,6 +294,63 @@ def take_along_axis(x, indices, axis):
     idx = broadcast_to(idx, _with(others, axis, idx.shape[axis]), "take_along_axis")
     idx = _indices("take_along_axis", idx, x.shape[axis])
     return apply("tensor.gather", x, idx, axis=axis, mode="along_axis")
+
+
+# ---- dynamic slices ---------------------------------------------------------------------------
+
+def _starts(op, starts, ndim):
+    """One rank-0 integer Tensor per dim (ints lift to i32), all widened to one dtype."""
+    try:
+        starts = [tensor_of(s) for s in starts]
+    except TypeError:
+        raise DTypeError(f"'{op}' start_indices must be a sequence of scalars") from None
+    if len(starts) != ndim:
+        raise ShapeError(f"'{op}' needs {ndim} start indices, got {len(starts)}")
+    for s in starts:
+        if s.ndim or s.dtype not in INT_DTYPES:
+            raise DTypeError(f"'{op}' start indices must be integer scalars, got {s.dtype} of "
+                             f"shape {s.shape}")
+    dtype = result_dtype(*(s.dtype for s in starts), "i32")
+    return [as_dtype(s, dtype) for s in starts]
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """x[s0:s0+n0, s1:s1+n1, ...] for starts known at run time (jax.lax.dynamic_slice): each
+    start is clamped into [0, dim - size], so the slice always lies inside x."""
+    x = tensor_of(x)
+    starts = _starts("dynamic_slice", start_indices, x.ndim)
+    sizes = tuple(operator.index(n) for n in slice_sizes)
+    return apply("tensor.dynamic_slice", x, *starts, slice_sizes=sizes)
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """x with `update` written at run-time starts, clamped as dynamic_slice clamps them
+    (jax.lax.dynamic_update_slice); `update` takes x's dtype."""
+    x = tensor_of(x)
+    update = as_dtype(tensor_of(update), x.dtype)
+    starts = _starts("dynamic_update_slice", start_indices, x.ndim)
+    return apply("tensor.dynamic_update_slice", x, update, *starts)
+
+
+# ---- scatter ----------------------------------------------------------------------------------
+
+SCATTER_MODES = ("set", "add")
+
+
+def scatter(x, indices, updates, axis=0, mode="set"):
+    """x with `updates` written (`set`) or added (`add`) at `indices` along `axis`, as
+    x.at[..., indices, ...].set/add in JAX: `updates` broadcasts to x.shape[:axis] +
+    indices.shape + x.shape[axis+1:] and takes x's dtype; negative indices count from the end;
+    indices still out of range are dropped; with repeated indices, `set` keeps the last update
+    and `add` adds them all in order."""
+    x, idx = tensor_of(x), tensor_of(indices)
+    if mode not in SCATTER_MODES:
+        raise ShapeError(f"'scatter' mode must be set or add, got {mode!r}")
+    axis = normalize_axis("scatter", axis, x.ndim)
+    idx = _indices("scatter", idx, x.shape[axis])
+    shape = tuple(x.shape[:axis]) + tuple(idx.shape) + tuple(x.shape[axis + 1:])
+    updates = broadcast_to(as_dtype(tensor_of(updates), x.dtype), shape, "scatter")
+    return Tensor(emitter().scatter(x.value, idx.value, updates.value, axis, mode))
 
 
 def _with(shape, axis, size):

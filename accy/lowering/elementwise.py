@@ -10,7 +10,10 @@ into kl ops once each, so an operand read through the same map twice is loaded o
 pad or concatenate guard may fail, the operand's index is clamped into range before the load
 and a select picks the padding value (or the other operand) instead. A gather loads its index,
 converts it to i64 and clamps it into the gathered dim (the reference's rule for out-of-range
-indices, in both modes), then reads the data there.
+indices, in both modes), then reads the data there. A dynamic_slice loads its starts,
+clamps them into [0, dim - size] and reads its operand at the output index plus them; a
+dynamic_update_slice reads its update at the output index minus the clamped starts (clamped
+into the update) and selects it where that lies inside the update, its operand elsewhere.
 
 The plan (`plan_elementwise`, when the outline is made) lists the item's input reads
 (`Lowering.reads`, which writes nothing) and picks a schedule from them, an `ElementwisePlan`

@@ -17,7 +17,9 @@ items (`elementwise.py`: vector, tiled transpose), reduction and row_pipeline it
 a warp or a block per row, column, split rows), scan items (`scan.py`: warp, block, look-back,
 column), dot_general items (`dot.py`: tensor cores, else the FMA path), flash_attention items,
 composite or decomposed (`attention.py`: the flash kernel on tensor cores, else a thread per
-query row); a kernel_call passes its user PTX through with its declared launch (checked by
+query row), sort items (`sort.py`: a thread per element placing it by its rank), scatter
+items (`scatter.py`: a thread per output element folding the updates aimed at it); a
+kernel_call passes its user PTX through with its declared launch (checked by
 ptxas when installed); every other kind falls back.
 
     analysis = kernelization(pass_context, func)
@@ -39,6 +41,8 @@ from accy.lowering.launch import LoweredKernel
 from accy.lowering.ptxas import PtxasError, assemble, find_ptxas
 from accy.lowering.rows import lower_rows
 from accy.lowering.scan import lower_scan
+from accy.lowering.scatter import lower_scatter
+from accy.lowering.sort import lower_sort
 from accy.passes.bufferize import buffer_plan
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.outline import outline_plan
@@ -74,7 +78,8 @@ class KernelizationAnalysis:
 
 LOWERINGS = {"elementwise": lower_elementwise, "shape": lower_elementwise,
              "reduction": lower_rows, "row_pipeline": lower_rows, "scan": lower_scan,
-             "dot_general": lower_dot, "flash_attention": lower_attention}
+             "dot_general": lower_dot, "flash_attention": lower_attention, "sort": lower_sort,
+             "scatter": lower_scatter}
 
 
 def verify_kernels():

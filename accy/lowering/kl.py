@@ -22,7 +22,10 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
   `kl.fma` (a * b + c rounded once for floats; wrapping for integers), `kl.select %c, %a, %b`,
   `kl.cmp {predicate}` -> i1 (EQ, NE, LT, LE, GT, GE; every predicate but NE is false on NaN;
   i1 compares as unsigned, false < true), `kl.convert` (the tensor dialect's `convert`
-  semantics), `kl.shr {arithmetic}`, `kl.exp2 {approx}` (f32 only: the hardware's
+  semantics), `kl.bitcast` (the bits read as another dtype of the same width:
+  `bitcast_convert`), `kl.popc` / `kl.clz` (the tensor dialect's `popcnt` and
+  `count_leading_zeros`, of the dtype's own bits), `kl.round_afz` (`round_nearest_afz`),
+  `kl.shr {arithmetic}`, `kl.exp2 {approx}` (f32 only: the hardware's
   approximation in any math tier, about 2 ulp with subnormal results flushed to zero, for
   kernels whose results are approximate anyway, such as an online softmax), `kl.max {approx}`
   and `kl.min {approx}` (f32 only: the hardware's one-instruction max/min, where a NaN operand
@@ -105,10 +108,10 @@ from accy._core.context import Builder
 from accy._core.types import OpaqueType, TensorType, numpy_dtype, round_float
 
 KL_BINARY = ("add", "sub", "mul", "div", "rem", "min", "max", "pow", "and", "or", "xor", "shl",
-             "shr")
+             "shr", "atan2")
 KL_UNARY = ("neg", "abs", "not", "sign", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log",
             "log1p", "tanh", "logistic", "erf", "sin", "cos", "floor", "ceil", "rint",
-            "is_finite")
+            "is_finite", "cbrt", "tan", "round_afz", "popc", "clz")
 SPECIAL_REGISTERS = tuple(f"{r}.{a}" for r in ("tid", "ntid", "ctaid", "nctaid")
                           for a in "xyz")
 PREDICATES = ("EQ", "NE", "LT", "LE", "GT", "GE")
@@ -430,6 +433,20 @@ def _verify_special(op):
     return None
 
 
+_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16,
+         "i8": 8, "u8": 8, "i1": 1}
+
+
+def _verify_bitcast(op):
+    found = _scalars(op)
+    if found:
+        return found
+    src, dst = op.operand_types[0].dtype, op.result_types[0].dtype
+    if _BITS[src] != _BITS[dst]:
+        return f"kl.bitcast needs one bit width, got {src} and {dst}"
+    return None
+
+
 def _verify_constant(op):
     value = op.attributes["value"]
     if value.type.shape != () or op.result_types != (scalar(value.type.dtype),):
@@ -477,6 +494,7 @@ def _rows():
         OpDef("kl.cmp", operands=2, results=1, attributes={"predicate": (str, True)},
               traits=PURE, verify=_verify_predicate),
         OpDef("kl.convert", operands=1, results=1, traits=PURE, verify=_scalars),
+        OpDef("kl.bitcast", operands=1, results=1, traits=PURE, verify=_verify_bitcast),
         OpDef("kl.load", operands=(2, 3), results=1, traits=PURE, verify=_verify_load),
         OpDef("kl.store", operands=(3, 4), verify=_verify_store),
         OpDef("kl.vload", operands=2, results=(2, VARIADIC), traits=PURE,
@@ -599,6 +617,12 @@ class KernelBuilder:
         if value.type == scalar(dtype):
             return value
         return self.emit("kl.convert", (value,), [scalar(dtype)]).results[0]
+
+    def bitcast(self, value, dtype):
+        """`value`'s bits read as `dtype` (of the same bit width)."""
+        if value.type == scalar(dtype):
+            return value
+        return self.emit("kl.bitcast", (value,), [scalar(dtype)]).results[0]
 
     def constant(self, value, dtype):
         """A scalar literal, made once per kernel at the top of its entry block (so it

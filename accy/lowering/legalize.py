@@ -41,8 +41,8 @@ WIDE_FLOATS = ("f32", "f64")
 # ops the emitter computes on f16/bf16 itself: native, bitwise on the sign, or from the math
 # library (which widens the operand as it needs); the integer-only ones it refuses
 HALF_NATIVE = {"fma", "neg", "abs", "exp", "exp2", "expm1", "log", "log1p", "tanh",
-               "logistic", "erf", "sin", "cos", "rsqrt", "pow", "and", "or", "xor", "not",
-               "shl", "shr"}
+               "logistic", "erf", "sin", "cos", "rsqrt", "pow", "cbrt", "tan", "atan2", "and",
+               "or", "xor", "not", "popc", "clz", "shl", "shr"}
 BOOL = {"add": "or", "max": "or", "mul": "and", "min": "and"}     # i1 arithmetic as logic
 SMALL = ("i16", "i8", "u8")
 # small-integer ops the emitter computes in 32 bits that need a kl.wrap after them (min, max,

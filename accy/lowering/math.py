@@ -33,6 +33,12 @@ Algorithms (every step IEEE f64, `fma.rn.f64` Horner evaluation; no tables in me
   (branch): the fraction of x 2/pi mod 4 from ten 24-bit chunks of 2/pi, each product exact and
   reduced mod 4 exactly, summed in double-double (a Payne-Hanek reduction without tables);
   then sin/cos of r by Taylor polynomials to r^17 / r^18, picked and signed by k mod 4.
+- tan: the sin/cos reduction and polynomials above, s/c in even quadrants, -c/s in odd ones.
+- atan2(y, x): t = min(|x|, |y|) / max(|x|, |y|) (0 for two zeros, 1 for two infinities);
+  atan(t) by two angle halvings t / (1 + sqrt(1 + t^2)) to |t| <= tan(pi/16) and the odd
+  series to t^23; pi/2 - a when |y| > |x|, pi - a when x's sign bit is set, y's sign.
+- cbrt: exp(log|x| / 3) by the cores above, one Newton step on y^3 = |x| (the error squares
+  to about 2^-52), x's sign; zeros, infinities and NaN are x.
 - pow: exp(y ln|x|) (t = y ln|x| clamped to [-200, 200]), with C99/numpy's special
   cases: y = 0 or x = 1 give 1, x = -1 with y = +-inf gives 1, a negative finite x with a finite
   non-integer y gives NaN, and the sign is negative for a negative x (or -0) and odd integer y.
@@ -46,7 +52,8 @@ import math
 import struct
 
 ULP_BOUND = {"exp": 1, "exp2": 1, "expm1": 1, "log": 1, "log1p": 1, "tanh": 1, "logistic": 1,
-             "erf": 1, "sin": 1, "cos": 1, "pow": 1, "rsqrt": 0}
+             "erf": 1, "sin": 1, "cos": 1, "pow": 1, "rsqrt": 0, "cbrt": 1, "tan": 1,
+             "atan2": 1}
 
 
 def D(x):
@@ -69,6 +76,7 @@ TWO_OVER_PI_CHUNKS = tuple(_hex(b) for b in (
     0x39EEA69BA0000000, 0x38681B6C40000000, 0x36E2B32780000000, 0x3550E41040000000,
     0x33EFCA2C60000000, 0x32657BD760000000))
 SQRT2 = _hex(0x3FF6A09E667F3BCD)
+PI = _hex(0x400921FB54442D18)
 
 # polynomial coefficients, highest degree first
 EXP_TAYLOR = tuple(1 / math.factorial(n) for n in range(13, -1, -1))        # e^r
@@ -76,6 +84,7 @@ EXPM1_TAYLOR = tuple(1 / math.factorial(n + 1) for n in range(12, -1, -1))  # ex
 ATANH_SERIES = tuple(1 / (2 * n + 1) for n in range(10, -1, -1))           # atanh(s) / s in s^2
 SIN_TAYLOR = tuple((-1) ** n / math.factorial(2 * n + 1) for n in range(8, 0, -1))   # in r^2
 COS_TAYLOR = tuple((-1) ** n / math.factorial(2 * n) for n in range(9, 0, -1))
+ATAN_SERIES = tuple((-1) ** n / (2 * n + 1) for n in range(11, -1, -1))    # atan(u) / u in u^2
 ERF_SMALL = (-7.795898827002142e-10, 1.3720064546777686e-08, -1.6208483801871705e-07,
              1.6447424703317362e-06, -1.492473690741966e-05, 0.00012055294904839707,
              -0.0008548325975389692, 0.0052239776071164225, -0.02686617064323777,
@@ -339,6 +348,64 @@ def cos(k, x):
     return _sincos(k, x, 1)
 
 
+def tan(k, x):
+    """sin(r) / cos(r) of the reduced argument, or -cos(r) / sin(r) in odd quadrants."""
+    f = _F64(k)
+    r, q = _reduce_pio2(f, x)
+    z = f.mul(r, r)
+    s = f.fma(f.mul(r, z), f.horner(z, SIN_TAYLOR), r)
+    c = f.fma(z, f.horner(z, COS_TAYLOR), ONE)
+    odd = k.op("setp.ne.u32", k.op("and.b32", q, 1), 0)
+    t = f.op("div.rn.f64", f.sel(odd, c, s), f.sel(odd, s, c))
+    t = f.sel(odd, f.op("neg.f64", t), t)
+    return f.keep_zero(x, f.sel(k.op("testp.finite.f64", x), t, NAN))
+
+
+# ---- atan2 ------------------------------------------------------------------------------------
+
+def _atan_unit(f, t):
+    """atan(t) for t in [0, 1]: two angle halvings, u = t / (1 + sqrt(1 + t^2)), bring t
+    within tan(pi/16) ~ 0.199; then 4 u times the odd series to u^23 (truncation < 2^-55)."""
+    for _ in range(2):
+        t = f.op("div.rn.f64", t, f.add(ONE, f.op("sqrt.rn.f64", f.fma(t, t, ONE))))
+    return f.mul(D(4.0), f.mul(t, f.horner(f.mul(t, t), ATAN_SERIES)))
+
+
+def atan2(k, y, x):
+    """The angle of (x, y) in [-pi, pi]: atan(min / max) of the magnitudes, reflected into
+    the octant, the half plane of x (its sign bit: -0 counts as negative) and the sign of y;
+    the special cases of C's atan2 (zeros, infinities) follow from the same steps."""
+    f = _F64(k)
+    ax, ay = f.op("abs.f64", x), f.op("abs.f64", y)
+    steep = f.setp("gt", ay, ax)
+    hi, lo = f.sel(steep, ay, ax), f.sel(steep, ax, ay)
+    t = f.op("div.rn.f64", lo, hi)
+    t = f.where("eq", hi, D(0.0), D(0.0), t)
+    both_inf = k.op("and.pred", k.op("testp.infinite.f64", ax), k.op("testp.infinite.f64", ay))
+    t = f.sel(both_inf, ONE, t)
+    a = _atan_unit(f, t)
+    a = f.sel(steep, f.sub(D(PI / 2), a), a)
+    negative_x = k.op("setp.lt.s64", k.op("mov.b64", x, cls="rd"), 0)
+    a = f.sel(negative_x, f.sub(D(PI), a), a)
+    return f.where("nan", x, y, NAN, f.op("copysign.f64", y, a))
+
+
+# ---- cbrt -------------------------------------------------------------------------------------
+
+def cbrt(k, x):
+    """exp(log|x| / 3), one Newton step on y^3 = |x| in f64, x's sign; zeros, infinities and
+    NaN are x itself."""
+    f = _F64(k)
+    a = f.op("abs.f64", x)
+    m, e = _split(f, a)
+    y = _exp(f, f.mul(_log1p_f(f, m, e), D(1 / 3)))
+    y2 = f.mul(y, y)
+    y = f.sub(y, f.op("div.rn.f64", f.fma(y2, y, f.op("neg.f64", a)), f.mul(y2, D(3.0))))
+    y = f.op("copysign.f64", x, y)
+    special = k.op("or.pred", f.setp("eq", a, D(0.0)), k.op("testp.infinite.f64", a))
+    return f.sel(k.op("or.pred", special, f.setp("nan", x, x)), x, y)
+
+
 def rsqrt(k, x):
     """1 / sqrt(x) exactly as the reference computes it in f64."""
     return k.op("rcp.rn.f64", k.op("sqrt.rn.f64", x))
@@ -395,4 +462,5 @@ def fmod(k, x, y, t):
 
 # op name -> core(k, *f64 registers) -> f64 register (the exact tier's transcendentals)
 CORES = {"exp": exp, "exp2": exp2, "expm1": expm1, "log": log, "log1p": log1p, "tanh": tanh,
-         "logistic": logistic, "erf": erf, "sin": sin, "cos": cos, "pow": pow, "rsqrt": rsqrt}
+         "logistic": logistic, "erf": erf, "sin": sin, "cos": cos, "pow": pow, "rsqrt": rsqrt,
+         "cbrt": cbrt, "tan": tan, "atan2": atan2}

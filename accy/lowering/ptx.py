@@ -56,7 +56,8 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
   reference's x/0 = -1, x%0 = x, MIN/-1 = MIN, MIN%-1 = 0 (unguarded with `safe_divisor`);
   shl/shr -> shift by the amount clamped to the bit width (amounts out of [0, bits) give 0 or
   the sign fill; an `immediate` amount, which legalize writes in range, is one shift);
-  `kl.mul_hi` -> mul.hi; pow -> a square-and-multiply loop (negative exponents: 1 for base 1,
+  `kl.mul_hi` -> mul.hi; popc/clz -> popc/clz.b32 (small integers masked to their bits, clz
+  less the 32 - bits above them) or .b64; pow -> a square-and-multiply loop (negative exponents: 1 for base 1,
   +-1 for base -1, else 0). An `immediate` constant is no register: its users' instructions
   hold the literal.
 - i1: or/and/xor/not -> or/and/xor/not.pred (legalize makes add, mul, min, max, select and
@@ -64,19 +65,22 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
 - f32/f64: + - * / sqrt fma -> add/sub/mul/div/sqrt/fma.rn (exact tier; .rn also keeps ptxas
   from contracting), neg abs -> neg/abs, floor ceil rint -> cvt.rmi/rpi/rni, sign -> setp +
   selp, min/max -> min.NaN.f32 / min.f64 with a NaN select, and on equal operands the bitwise
-  or/and of the two (so min(-0, +0) = -0, max = +0 whatever the hardware picks), rem -> exact
+  or/and of the two (so min(-0, +0) = -0, max = +0 whatever the hardware picks), round_afz ->
+  trunc plus sign(x) where |x - trunc(x)| >= 1/2 (exact), rem -> exact
   fmod (math.py), is_finite -> testp.finite, compares -> setp (NE is .neu: true on NaN);
   f64 rsqrt -> sqrt.rn + rcp.rn (the reference's own two roundings, bit-exact).
 - f16/bf16: fma is the native fma.rn.f16/bf16; neg/abs flip/clear the sign bit; the
   transcendentals widen the operand themselves (below); legalize has widened every other op to
   f32 converts around the f32 op (f16 -> f32 is cvt.f32.f16, bf16 a 16-bit shift; back by
   cvt.rn).
-- transcendentals (exp exp2 expm1 log log1p tanh logistic erf sin cos pow, and rsqrt) on f32,
+- transcendentals (exp exp2 expm1 log log1p tanh logistic erf sin cos tan cbrt atan2 pow, and
+  rsqrt) on f32,
   f16, bf16: the operand widened to f64, the function evaluated by `accy.lowering.math` in
   IEEE f64 arithmetic (~2^-50 relative error, pow ~2^-44), rounded once to the dtype (bf16:
   f64 -> f32 rounded to odd, then cvt.rn.bf16.f32). Max error vs the reference, `ULP_BOUND`:
 
       exp exp2 expm1 log log1p tanh logistic erf sin cos pow   1 ulp
+      tan cbrt atan2                                             1 ulp
       rsqrt (the reference's own sqrt.rn.f64 + rcp.rn.f64)      0 ulp (bit-exact)
 
   Measured on 600k random f32 operands per function (wide ranges: subnormals, overflow,
@@ -87,6 +91,8 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
   sqrt.approx.ftz, rsqrt.approx.ftz, ex2.approx.ftz (exp, exp2, logistic with rcp.approx),
   lg2.approx.ftz (log), tanh.approx, sin/cos.approx.ftz; expm1, log1p, erf, pow and rem stay
   exact. f64 is the same in both tiers. `kl.exp2 {approx}` is ex2.approx.ftz.f32 in both.
+- bitcast: a mov between register classes of one width (i16 from f16/bf16 sign-extended,
+  i8 <-> u8 re-extended).
 - convert: float->float and int->float round once (cvt.rn; int->bf16 and f64->bf16 through an
   f32 rounded to odd, since sm_80 has no direct form); float->int `cvt.rzi` (saturating), clamped
   for i16/i8/u8, NaN -> 0 (a `selp` on `setp.nan` from f64 or to i64, where cvt.rzi gives
@@ -112,7 +118,7 @@ from accy.lowering.legalize import kernel_ops, legalize
 ULP_BOUND = _math.ULP_BOUND
 MATH_TIERS = ("exact", "fast")
 TRANSCENDENTAL = ("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "erf", "sin",
-                  "cos", "rsqrt")
+                  "cos", "rsqrt", "cbrt", "tan", "atan2")
 
 # dtype -> (register class, arithmetic type, load/param type, store type, bytes)
 STORAGE = {
@@ -234,6 +240,14 @@ FLOAT = {
     "floor": "cvt.rmi.{t}.{t} {d}, {a}",
     "ceil": "cvt.rpi.{t}.{t} {d}, {a}",
     "rint": "cvt.rni.{t}.{t} {d}, {a}",
+    # ties away from zero: trunc(x), plus sign(x) where |x - trunc(x)| >= 1/2 (exact in x's type)
+    "round_afz": """cvt.rzi.{t}.{t} {v0}, {a}
+                    sub.rn.{t} {v1}, {a}, {v0}
+                    abs.{t} {v1}, {v1}
+                    setp.ge.{t} {p0}, {v1}, {half}
+                    copysign.{t} {v2}, {a}, {one}
+                    add.rn.{t} {v2}, {v0}, {v2}
+                    selp.{t} {d}, {v2}, {v0}, {p0}""",
     "sign": """setp.gt.{t} {p0}, {a}, {zero}
                selp.{t} {v0}, {one}, {a}, {p0}
                setp.lt.{t} {p1}, {a}, {zero}
@@ -265,9 +279,9 @@ FAST = {    # fast tier, f32 only
     "rsqrt": "rsqrt.approx.ftz.f32 {d}, {a}",
 }
 FLOAT_IMM = {"f32": {"zero": "0f00000000", "one": "0f3F800000", "mone": "0fBF800000",
-                     "nan": "0f7FC00000"},
+                     "nan": "0f7FC00000", "half": "0f3F000000"},
              "f64": {"zero": _math.D(0.0), "one": _math.D(1.0), "mone": _math.D(-1.0),
-                     "nan": _math.NAN}}
+                     "nan": _math.NAN, "half": _math.D(0.5)}}
 COMPARE = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
 ONE_BITS = {"f16": "0x3C00", "bf16": "0x3F80"}
 
@@ -934,6 +948,8 @@ class _Kernel:
         """Integer op `name` on registers `args`; `safe_divisor`: a div or rem whose divisor
         is never 0 or -1, the plain hardware division."""
         cls, t, _, _, _ = STORAGE[dtype]
+        if name in ("popc", "clz"):
+            return self._bit_count(name, dtype, args[0])
         if name not in INT and name != "shra":
             self._unsupported(name if name != "shra" else "shr", dtype, "a float-only op")
         if name in SHIFT and args[1][0] != "%":    # a legalizer's immediate: within [0, bits)
@@ -964,6 +980,40 @@ class _Kernel:
         bind["d"] = d
         self._emit_lines(lines, cls, bind)
         return d
+
+    def _bit_count(self, name, dtype, x):
+        """popc / clz of the dtype's own bits (a small integer's register holds it extended
+        to 32 bits: masked first); the count is a u32, widened for i64."""
+        n = BITS[dtype]
+        w = 64 if n == 64 else 32
+        if n < w:
+            x = self.op("and.b32", x, (1 << n) - 1)
+        count = self.op(f"{name}.b{w}", x, cls="r")
+        if name == "clz" and n < w:
+            count = self.op("sub.s32", count, w - n)
+        return self.op("cvt.u64.u32", count) if w == 64 else count
+
+    def _op_bitcast(self, op):
+        """The operand's bits in a register of the result's class: a move between classes
+        of one width; i16 <-> f16/bf16 and i8 <-> u8 re-extend as the small integers are
+        kept (sign- or zero-extended to 32 bits)."""
+        (source,), (result,) = op.operands, op.results
+        src, dst = self._dtype(source), self._dtype(result)
+        x = self.reg(source)
+        src_cls, dst_cls = STORAGE[src][0], STORAGE[dst][0]
+        if src == dst or (src_cls == dst_cls == "rs"):
+            d = self._mov(x)
+        elif dst == "i16":
+            d = self.op("cvt.s32.s16", x, cls="r")
+        elif src == "i16":
+            d = self.op("cvt.u16.u32", x, cls="rs")
+        elif dst == "u8":
+            d = self.op("and.b32", x, 255)
+        elif dst == "i8":
+            d = self.op("cvt.s32.s8", x, cls="r")
+        else:
+            d = self.op(f"mov.b{STORAGE[dst][4] * 8}", x, cls=dst_cls)
+        self.define(result, d)
 
     def _op_wrap(self, op):
         """Re-extend, in place, the register of the one op result `kl.wrap` follows."""

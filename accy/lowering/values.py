@@ -55,16 +55,21 @@ class Leaf(NamedTuple):
 
 BINARY = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div",
           "remainder": "rem", "maximum": "max", "minimum": "min", "power": "pow",
-          "and": "and", "or": "or", "xor": "xor", "shift_left": "shl"}
+          "and": "and", "or": "or", "xor": "xor", "shift_left": "shl", "atan2": "atan2"}
 UNARY = {"negate": "neg", "abs": "abs", "not": "not", "sign": "sign", "sqrt": "sqrt",
          "rsqrt": "rsqrt", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
          "log1p": "log1p", "tanh": "tanh", "logistic": "logistic", "erf": "erf", "sin": "sin",
-         "cos": "cos", "floor": "floor", "ceil": "ceil", "round_nearest_even": "rint"}
+         "cos": "cos", "floor": "floor", "ceil": "ceil", "round_nearest_even": "rint",
+         "round_nearest_afz": "round_afz", "cbrt": "cbrt", "tan": "tan", "popcnt": "popc",
+         "count_leading_zeros": "clz"}
 
+
+# op -> the operand it reads at loaded indices (not through an index map)
+DATA_OPERAND = {"tensor.gather": 0, "tensor.dynamic_slice": 0, "tensor.dynamic_update_slice": 1}
 
 # what the PTX emitter computes only for f32, f16 and bf16 (accy/lowering/ptx.py)
 F64_ON_HOST = frozenset(("exp", "exp2", "expm1", "log", "log1p", "tanh", "logistic", "erf",
-                         "sin", "cos", "power"))
+                         "sin", "cos", "power", "cbrt", "tan", "atan2"))
 
 def start_kernel(context, block, outline, item):
     """A KernelBuilder for `outline`'s kernel taking the item's inputs and outputs (pointers),
@@ -156,6 +161,10 @@ class Lowering:
                 continue
             if op.name == "tensor.gather":
                 todo.append((op.operands[0], _gathered(op, idx, Leaf(None)), clamped))
+            elif op.name == "tensor.dynamic_slice":
+                todo.append((op.operands[0], _offset(idx, [Leaf(None)] * len(idx)), clamped))
+            elif op.name == "tensor.dynamic_update_slice":
+                todo.append((op.operands[1], (Leaf(None),) * len(idx), True))
             todo += [read[:3] for read in reversed(self.operand_reads(op, idx, clamped))]
         return found
 
@@ -311,6 +320,11 @@ class Lowering:
         args = [self.value(operand, sub, c) for operand, sub, c, _ in reads]
         if name == "gather":
             return self._gather(op, args[0], idx, clamped)
+        if name == "dynamic_slice":
+            starts = self._starts(args, op.operand_types[0].shape, v.type.shape)
+            return self.value(op.operands[0], _offset(idx, [Leaf(k) for k in starts]), clamped)
+        if name == "dynamic_update_slice":
+            return self._update(op, args[0], args[1:], idx)
         if name == "pad":
             guards = reads[0][3]
             return kb.op("select", self.condition(guards), *args) if guards else args[0]
@@ -324,14 +338,17 @@ class Lowering:
     def operand_reads(self, op, idx, clamped):
         """(operand, its index expressions, clamped, guards) for each operand of `op` read at
         `idx` through its index map: a read under a guard that may fail (pad, concatenate)
-        is clamped into range, and a select drops it where the guard fails. A gather's data
-        operand is left out: it is read at the loaded index (`_gather`)."""
+        is clamped into range, and a select drops it where the guard fails. The operand read
+        at loaded indices is left out (`DATA_OPERAND`: read by `_gather`, `_value`,
+        `_update`)."""
         key = (op, idx, clamped)
         found = self.memo.get(key)
         if found is None:
-            operands = op.operands[1:] if op.name == "tensor.gather" else op.operands
+            skip = DATA_OPERAND.get(op.name)
             found = []
-            for i, operand in enumerate(operands, len(op.operands) - len(operands)):
+            for i, operand in enumerate(op.operands):
+                if i == skip:
+                    continue
                 m = self.layout.index_map(op, i)
                 if m is None:
                     raise UnsupportedError(f"'{op.name}' has no index map to lower through")
@@ -366,6 +383,29 @@ class Lowering:
         k = kb.op("min", kb.op("max", k, kb.constant(0, "i64")), kb.constant(top, "i64"))
         return self.value(op.operands[0], _gathered(op, idx, Leaf(k)), clamped)
 
+    def _starts(self, starts, big, small):
+        """A dynamic slice's start index values, each converted to i64 and clamped into
+        [0, big - small] (the reference's rule)."""
+        kb = self.kb
+        return [kb.op("min", kb.op("max", kb.convert(s, "i64"), kb.constant(0, "i64")),
+                      kb.constant(b - n, "i64")) for s, b, n in zip(starts, big, small)]
+
+    def _update(self, op, x, starts, idx):
+        """A dynamic_update_slice at `idx`: the update at idx - start where that is inside
+        it (its load clamped into range), else the operand `x`."""
+        kb = self.kb
+        update = op.operand_types[1].shape
+        ok, at = None, []
+        for k, e, n in zip(self._starts(starts, op.result_types[0].shape, update), idx, update):
+            j = kb.op("sub", self.materialize(e), k)
+            inside = kb.op("and", kb.cmp("GE", j, kb.constant(0, "i64")),
+                           kb.cmp("LT", j, kb.constant(n, "i64")))
+            ok = inside if ok is None else kb.op("and", ok, inside)
+            at.append(Leaf(j))
+        if ok is None:              # rank 0: the update is the result
+            return self.value(op.operands[1], (), False)
+        return kb.op("select", ok, self.value(op.operands[1], tuple(at), True), x)
+
     def compute(self, op, name, args, dtype):
         """The value of elementwise or element-moving `op` (named `name`) from its operand
         values `args`."""
@@ -397,6 +437,8 @@ class Lowering:
             return kb.op("min", kb.op("max", x, lo), hi)
         if name == "convert":
             return kb.convert(args[0], dtype)
+        if name == "bitcast_convert":
+            return kb.bitcast(args[0], dtype)
         raise UnsupportedError(f"'{op.name}' is not lowered in an elementwise kernel")
 
 
@@ -469,6 +511,11 @@ def _gathered(op, idx, leaf):
     taken = len(op.operand_types[1].shape) if op.attributes.get("mode", "take") == "take" \
         else 1
     return tuple(idx[:axis]) + (leaf,) + tuple(idx[axis + taken:])
+
+
+def _offset(idx, starts):
+    """Index expressions `idx + starts` (dim by dim)."""
+    return tuple(Sum(((1, e), (1, k)), 0) for e, k in zip(idx, starts))
 
 
 def _linear(rank, coeffs, idx, offset):

@@ -38,6 +38,8 @@ from accy.lowering.elementwise import plan_elementwise
 from accy.lowering.launch import Launch
 from accy.lowering.rows import plan_rows
 from accy.lowering.scan import plan_scan
+from accy.lowering.scatter import plan_scatter
+from accy.lowering.sort import plan_sort
 from accy.passes.core import AnalysisDescriptor, WorkContract, analysis_pass
 from accy.passes.schedule import schedule_plan
 from accy.passes.shape_layout import shape_layout, value_numbers
@@ -180,7 +182,8 @@ def _params(item):
 
 PLANS = {"elementwise": plan_elementwise, "shape": plan_elementwise, "reduction": plan_rows,
          "row_pipeline": plan_rows, "scan": plan_scan, "dot_general": plan_dot,
-         "flash_attention": plan_attention}
+         "flash_attention": plan_attention, "sort": plan_sort,
+         "scatter": plan_scatter}
 
 
 OUTLINE_PLAN = AnalysisDescriptor("KernelOutlinePlan", WorkContract(

@@ -23,6 +23,7 @@ _PASSES = {
     "cse": "accy.passes.cse",
     "dce": "accy.passes.dce",
     "decompose-attention": "accy.passes.decompose_attention",
+    "lower-case": "accy.passes.lower_case",
     "raise-attention": "accy.passes.raise_attention",
     "shape": "accy.passes.shape_layout",
     "schedule": "accy.passes.schedule",

@@ -18,9 +18,11 @@ from accy.tensor.dialect import FLOAT_UNARY
 # element-moving ops and generators: copied into every work item that reads them
 CHEAP = frozenset(("tensor.constant", "tensor.iota", "tensor.broadcast_in_dim",
                    "tensor.reshape", "tensor.transpose", "tensor.slice", "tensor.reverse"))
-MATERIALIZING = frozenset(("tensor.pad", "tensor.concatenate", "tensor.gather"))
+MATERIALIZING = frozenset(("tensor.pad", "tensor.concatenate", "tensor.gather",
+                           "tensor.dynamic_slice", "tensor.dynamic_update_slice"))
 ALONE = {"tensor.attention": "flash_attention", "tensor.iterate": "iterate",
-         "tensor.kernel_call": "kernel_call"}
+         "tensor.kernel_call": "kernel_call", "tensor.sort": "sort",
+         "tensor.scatter": "scatter"}
 EXPENSIVE = frozenset(["tensor.divide", "tensor.remainder", "tensor.power"] + [
     "tensor." + n for n in FLOAT_UNARY if n not in ("floor", "ceil", "round_nearest_even")])
 

@@ -7,7 +7,7 @@ op picks its kind (XLA's rule).
         item.kind, item.ops, item.inputs, item.outputs, item.bytes, item.flops
 
 Kinds: elementwise, shape, dot_general, reduction, row_pipeline, iterate, flash_attention,
-scan, kernel_call (`KINDS`).
+scan, kernel_call, sort, scatter (`KINDS`).
 
 How ops are grouped (docs/plans.md has the full rules):
 - Shape ops that only move elements (broadcast_in_dim, reshape, transpose, slice, reverse) and
@@ -29,8 +29,8 @@ How ops are grouped (docs/plans.md has the full rules):
   reduce trailing dims and a row result flows back into the row, which is also how one
   reduction feeds another; else `reduction`, several of them a multi-output reduction); one dot_general with convert operands and an elementwise epilogue of its
   shape; one scan with elementwise producers and consumers of its shape; and attention,
-  iterate, kernel_call alone (the decomposed attention pattern reaches the planner raised into
-  one attention by the `raise-attention` pass).
+  iterate, kernel_call, sort and scatter alone (the decomposed attention pattern reaches the
+  planner raised into one attention by the `raise-attention` pass).
 - Cost model against recomputation: ops are never duplicated (only the element-moving ops and
   constants above, which cost no arithmetic). Inside a work item a value smaller than the
   item's iteration space is recomputed per use, so such members must be cheap: no division,
@@ -61,7 +61,7 @@ __all__ = ["KINDS", "DOT_TILE", "WorkItem", "SchedulePlan", "dot_rereads", "plan
            "dense_constant", "trailing", "work_item_module"]
 
 KINDS = ("elementwise", "shape", "dot_general", "reduction", "row_pipeline", "iterate",
-         "flash_attention", "scan", "kernel_call")
+         "flash_attention", "scan", "kernel_call", "sort", "scatter")
 DOT_TILE = 128          # the tile edge the byte estimate assumes for dot_general re-reads
 
 

@@ -17,6 +17,8 @@ Index maps, output index `o` -> input index:
   fails, the element is the pad value or another operand's.
 - `ReshapeMap`: a general reshape (linearize `o` row-major, delinearize into the input shape).
 - `GatherMap`: data dependent; `apply` needs the indices tensor.
+- `OffsetMap`: a dynamic_slice's operand, a dynamic_update_slice's update: shifted by the
+  clamped start indices (data dependent; `apply` needs their values).
 - `ChainMap`: a composition that is not affine (it applies its parts in turn).
 reduce, scan, dot_general, iterate, attention, kernel_call, call and return operands have no
 index map: they are not fusible as an index transformation.
@@ -355,6 +357,36 @@ class GatherMap(IndexMap):
 
 
 @dataclass(frozen=True)
+class OffsetMap(IndexMap):
+    """The operand of a dynamic_slice (`sign` 1: `in = o + k`) or the update of a
+    dynamic_update_slice (`sign` -1: `in = o - k`, valid where in range), `k` the start
+    indices clamped as StableHLO clamps them. `apply` needs the starts as `indices`."""
+    in_shape: tuple
+    out_shape: tuple
+    sign: int
+    kind = "offset"
+
+    def starts(self, indices):
+        """The clamped starts, from the start index values."""
+        big, small = (self.in_shape, self.out_shape) if self.sign > 0 else \
+            (self.out_shape, self.in_shape)
+        return np.array([min(max(int(s), 0), b - n) for s, b, n in zip(indices, big, small)],
+                        np.int64)
+
+    def apply(self, out_indices, indices=None):
+        if indices is None:
+            raise ValueError("an offset map depends on the start indices: pass indices=")
+        out = _out_array(out_indices, len(self.out_shape))
+        result = out + self.sign * self.starts(indices)
+        valid = np.all((result >= 0) & (result < np.array(self.in_shape, np.int64)), -1)
+        return result, valid
+
+    def text(self):
+        return f"offset {'+' if self.sign > 0 else '-'}start {_dims(self.out_shape)} -> " \
+               f"{_dims(self.in_shape)}"
+
+
+@dataclass(frozen=True)
 class ChainMap(IndexMap):
     """Maps applied in turn, the outermost (the consumer's) first; valid where all are."""
     maps: tuple
@@ -513,7 +545,20 @@ def _gather(a, ins, out_shape):
     return [GatherMap(x, out_shape, axis, mode, idx), index]
 
 
+def _dynamic_slice(a, ins, out_shape):
+    # the starts (rank 0) are read at every output index
+    return [OffsetMap(ins[0], out_shape, 1)] + [AffineMap.make((), out_shape, [])] * (len(ins) - 1)
+
+
+def _dynamic_update_slice(a, ins, out_shape):
+    # the operand where the update does not cover the output, the update where it does
+    return [identity_map(out_shape), OffsetMap(ins[1], out_shape, -1)] + \
+        [AffineMap.make((), out_shape, [])] * (len(ins) - 2)
+
+
 RULES = {
+    "tensor.dynamic_slice": _dynamic_slice,
+    "tensor.dynamic_update_slice": _dynamic_update_slice,
     "tensor.broadcast_in_dim": _broadcast_in_dim,
     "tensor.transpose": _transpose,
     "tensor.slice": _slice,

@@ -1,5 +1,5 @@
 """Building tensor-dialect IR: `Emitter` creates checked ops at a Builder's insertion point, with
-the region bodies (reduce, scan, iterate) built from Python callables; `reduce_kind` names a
+the region bodies (reduce, scan, iterate, sort, scatter, case) built from Python callables; `reduce_kind` names a
 body that is one of the standard reductions.
 
 The frontend, the attention decomposition and the tests all build IR through this one place, so
@@ -141,6 +141,55 @@ class Emitter:
             "dimension": dimension, "exclusive": bool(exclusive), "reverse": bool(reverse)})
         self._regions(out.owner, [([init.type] * 2, body)])
         return out
+
+    def sort(self, inputs, dimension, comparator):
+        """Sort `inputs` together along `dimension`, stably, by `comparator(emitter, lhs0,
+        rhs0, lhs1, rhs1, ...) -> i1 value` (true when lhs goes before rhs)."""
+        outs = self.ops("tensor.sort", list(inputs), attributes={"dimension": dimension})
+        pairs = [TensorType(v.type.dtype, ()) for v in inputs for _ in range(2)]
+        self._regions(outs[0].owner, [(pairs, comparator)])
+        return outs
+
+    def scatter(self, x, indices, updates, axis, update):
+        """x with each slice of `updates` combined into x at `indices` along `axis` by
+        `update(emitter, current, new) -> value`, or by the named "set" or "add"."""
+        if update == "set":
+            update = lambda e, current, new: new     # noqa: E731
+        elif update == "add":
+            update = kind_body("sum")
+        (out,) = self.ops("tensor.scatter", [x, indices, updates], attributes={"axis": axis})
+        t = TensorType(x.type.dtype, ())
+        self._regions(out.owner, [((t, t), update)])
+        return out
+
+    def case(self, index, branches):
+        """tensor.case: `branches[index]` (the last one for an index out of range), each
+        `fn(emitter) -> values`, built into a block of its own first: the results take the
+        types the first branch yields."""
+        blocks, yields = [], []
+        for fn in branches:
+            block = Block.create(self.context, [])
+            inner = Emitter(Builder(self.context).at_end(block))
+            results = fn(inner)
+            results = list(results) if isinstance(results, (tuple, list)) else [results]
+            inner.builder.create("tensor.yield", results)
+            blocks.append(block)
+            yields.append(results)
+        types = [v.type for v in yields[0]] if yields else []
+        try:
+            types = result_types("tensor.case", [index.type], {}, types)
+        except (ShapeError, DTypeError) as e:
+            for block in blocks:
+                block.erase()
+            raise type(e)(f"'tensor.case' {e}") from None
+        op = self.builder.create("tensor.case", [index], types, None, len(blocks))
+        for region, block in zip(op.regions, blocks):
+            region.append(block)
+        message = op.op_def.verify(op)
+        if message:
+            op.erase(force=True)
+            raise DTypeError(f"'tensor.case' {message}")
+        return op.results
 
     def iterate(self, inits, cond, body):
         """while cond(*vals): vals = body(*vals); `cond(emitter, *vals) -> i1 value`."""

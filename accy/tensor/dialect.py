@@ -14,7 +14,7 @@ from accy._core.attributes import DenseAttr, DictAttr, FloatAttr
 from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUTATIVE,
                                  ELEMENTWISE, SAME_OPERANDS_AND_RESULT_TYPE, TERMINATOR,
                                  SINGLE_BLOCK, CONSTANT)
-from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
+from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.folds import fold_for
 from accy.tensor.patterns import PATTERNS
@@ -33,15 +33,19 @@ BINARY = {
     "maximum": (ANY, True), "minimum": (ANY, True), "and": (INT_OR_BOOL, True),
     "or": (INT_OR_BOOL, True), "xor": (INT_OR_BOOL, True), "shift_left": (INT_DTYPES, False),
     "shift_right_arithmetic": (INT_DTYPES, False), "shift_right_logical": (INT_DTYPES, False),
+    "atan2": (FLOAT_DTYPES, False),
 }
 FLOAT_UNARY = ("exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "logistic", "erf",
-               "sin", "cos", "floor", "ceil", "round_nearest_even")
+               "sin", "cos", "floor", "ceil", "round_nearest_even", "cbrt", "tan",
+               "round_nearest_afz")
 UNARY = {"negate": NUMERIC, "abs": NUMERIC, "sign": NUMERIC, "not": INT_OR_BOOL,
+         "popcnt": INT_DTYPES, "count_leading_zeros": INT_DTYPES,
          **{name: FLOAT_DTYPES for name in FLOAT_UNARY}}
 DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMPARE_TYPES = ("FLOAT", "SIGNED", "UNSIGNED")
 GATHER_MODES = ("take", "along_axis")
-REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention")
+REGION_OPS = ("tensor.reduce", "tensor.scan", "tensor.iterate", "tensor.attention",
+              "tensor.sort", "tensor.scatter", "tensor.case")
 
 
 def _shape_error(code, message):
@@ -154,6 +158,24 @@ def _convert(ins, attrs, outs):
     if _tensor(y, "result").shape != x.shape:
         raise _shape_error("C7", f"result shape {y.shape} differs from the operand's {x.shape}")
     return (y,)
+
+
+def _bitcast_convert(ins, attrs, outs):
+    x = _tensor(ins[0])
+    (y,) = _declared(outs, "result dtype")
+    if _tensor(y, "result").shape != x.shape:
+        raise _shape_error("C48", f"result shape {y.shape} differs from the operand's {x.shape}")
+    if bit_width(y.dtype) != bit_width(x.dtype):
+        raise _dtype_error("C49", f"cannot bitcast {x.dtype} ({bit_width(x.dtype)} bits) to "
+                                  f"{y.dtype} ({bit_width(y.dtype)} bits): only dtypes of one "
+                                  f"bit width (StableHLO's reshaping of the last dim between "
+                                  f"widths is not supported)")
+    return (y,)
+
+
+def bit_width(dtype):
+    """The bits of one element of `dtype` (i1: 1)."""
+    return 1 if dtype == "i1" else 8 * numpy_dtype(dtype).itemsize
 
 
 def _constant(ins, attrs, outs):
@@ -284,6 +306,35 @@ def _gather(ins, attrs, outs):
     return (TensorType(x.dtype, idx.shape),)
 
 
+def _start_indices(starts, rank):
+    """C50: one rank-0 start index per dim, all of one integer dtype."""
+    dtypes = {t.dtype for t in starts}
+    if len(starts) != rank or any(t.rank for t in starts) or len(dtypes) > 1 or \
+            not dtypes <= INT_DTYPES:
+        raise _shape_error("C50", f"needs {rank} start indices, rank-0 tensors of one integer "
+                                  f"dtype; got ({', '.join(map(str, starts))})")
+
+
+def _dynamic_slice(ins, attrs, outs):
+    x = _tensor(ins[0])
+    _start_indices([_tensor(t, "start index") for t in ins[1:]], x.rank)
+    sizes = _dims(attrs, "slice_sizes")
+    if len(sizes) != x.rank or any(not 0 <= s <= d for s, d in zip(sizes, x.shape)):
+        raise _shape_error("C51", f"slice_sizes {list(sizes)} needs {x.rank} entries within "
+                                  f"the dims {list(x.shape)}")
+    return (TensorType(x.dtype, sizes),)
+
+
+def _dynamic_update_slice(ins, attrs, outs):
+    x, update = _tensor(ins[0]), _tensor(ins[1], "update")
+    if update.dtype != x.dtype or update.rank != x.rank or \
+            any(u > d for u, d in zip(update.shape, x.shape)):
+        raise _dtype_error("C52", f"the update must have {x.dtype}, rank {x.rank} and dims "
+                                  f"within {list(x.shape)}, got {update}")
+    _start_indices([_tensor(t, "start index") for t in ins[2:]], x.rank)
+    return (x,)
+
+
 # dtype -> the dtypes that hold every one of its values (what an accumulation may be)
 HOLDS = {"f16": ("f16", "f32", "f64"), "bf16": ("bf16", "f32", "f64"), "f32": ("f32", "f64"),
          "f64": ("f64",), "u8": ("u8", "i16", "i32", "i64"), "i8": ("i8", "i16", "i32", "i64"),
@@ -347,6 +398,36 @@ def _scan(ins, attrs, outs):
         if type(attrs.get(flag, False)) is not bool:
             raise _shape_error("attr", f"'{flag}' must be a bool")
     return (x,)
+
+
+def _sort(ins, attrs, outs):
+    xs = [_tensor(t) for t in ins]
+    d = _int(attrs, "dimension")
+    if not xs or any(x.shape != xs[0].shape for x in xs) or not 0 <= d < xs[0].rank:
+        raise _shape_error("C53", f"needs operands of one shape, rank >= 1, and 0 <= dimension "
+                                  f"({d}) < rank; got ({', '.join(map(str, xs))})")
+    if type(attrs.get("is_stable", True)) is not bool:
+        raise _shape_error("attr", "'is_stable' must be a bool")
+    return tuple(xs)
+
+
+def _scatter(ins, attrs, outs):
+    x, idx, updates = _tensor(ins[0]), _tensor(ins[1], "indices"), _tensor(ins[2], "updates")
+    axis = _int(attrs, "axis")
+    if idx.dtype not in INT_DTYPES or not 0 <= axis < x.rank:
+        raise _shape_error("C55", f"indices must have an integer dtype (got {idx.dtype}) and "
+                                  f"0 <= axis ({axis}) < {x.rank}")
+    want = TensorType(x.dtype, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+    if updates != want:
+        raise _shape_error("C56", f"updates must be {want}, got {updates}")
+    return (x,)
+
+
+def _case(ins, attrs, outs):
+    index = _tensor(ins[0], "index")
+    if index.rank or index.dtype not in INT_DTYPES:
+        raise _dtype_error("C58", f"the index must be a rank-0 integer tensor, got {index}")
+    return tuple(_declared(outs, "result types"))
 
 
 def _iterate(ins, attrs, outs):
@@ -540,6 +621,26 @@ def _scan_regions(op):
     return _body_signature(op.regions[0], (init, init), (init,), "C35", "body")
 
 
+def _sort_regions(op):
+    pairs = [scalar(t.dtype) for t in op.operand_types for _ in range(2)]
+    return _body_signature(op.regions[0], pairs, (scalar("i1"),), "C54", "comparator")
+
+
+def _scatter_regions(op):
+    t = scalar(op.operand_types[0].dtype)
+    return _body_signature(op.regions[0], (t, t), (t,), "C57", "update")
+
+
+def _case_regions(op):
+    if not len(op.regions):
+        return "(C59) a case needs at least one branch region"
+    for region in op.regions:
+        found = _body_signature(region, (), op.result_types, "C59", "branch")
+        if found:
+            return found
+    return None
+
+
 def _iterate_regions(op):
     carried = op.operand_types
     return (_body_signature(op.regions[0], carried, (scalar("i1"),), "C37", "cond")
@@ -549,8 +650,8 @@ def _iterate_regions(op):
 def _yield_parent(op):
     parent = op.parent_op
     if parent is None or parent.name not in REGION_OPS:
-        return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate or "
-                "tensor.attention")
+        return ("(C44) must end a region of tensor.reduce, tensor.scan, tensor.iterate, "
+                "tensor.attention, tensor.sort, tensor.scatter or tensor.case")
     return None
 
 
@@ -605,6 +706,7 @@ def _rows():
         _row("select", 3, _select, traits=_EW),
         _row("clamp", 3, _clamp, traits=_EW),
         _row("convert", 1, _convert, infers=False, traits=_EW),
+        _row("bitcast_convert", 1, _bitcast_convert, infers=False, traits=_EW),
         _row("constant", 0, _constant, traits=PURE | CONSTANT,
              attributes={"value": (DenseAttr, True)}),
         _row("iota", 0, _iota, infers=False, attributes={"iota_dimension": (int, True)}),
@@ -619,6 +721,8 @@ def _rows():
                                          "interior_padding": (tuple, False)}),
         _row("reverse", 1, _reverse, attributes={"dimensions": _DIMS}),
         _row("gather", 2, _gather, attributes={"axis": (int, True), "mode": (str, False)}),
+        _row("dynamic_slice", (1, VARIADIC), _dynamic_slice, attributes={"slice_sizes": _DIMS}),
+        _row("dynamic_update_slice", (2, VARIADIC), _dynamic_update_slice),
         _row("dot_general", 2, _dot_general, infers=False, attributes={
             "lhs_batching_dimensions": (tuple, False), "rhs_batching_dimensions": (tuple, False),
             "lhs_contracting_dimensions": (tuple, False),
@@ -629,6 +733,14 @@ def _rows():
         _row("scan", 2, _scan, regions=1, traits=PURE | SINGLE_BLOCK, attributes={
             "dimension": (int, True), "exclusive": (bool, False), "reverse": (bool, False)},
             region_check=_scan_regions),
+        _row("sort", (1, VARIADIC), _sort, results=(1, VARIADIC), regions=1,
+             traits=PURE | SINGLE_BLOCK, attributes={"dimension": (int, True),
+                                                     "is_stable": (bool, False)},
+             region_check=_sort_regions),
+        _row("scatter", 3, _scatter, regions=1, traits=PURE | SINGLE_BLOCK,
+             attributes={"axis": (int, True)}, region_check=_scatter_regions),
+        _row("case", 1, _case, results=(0, VARIADIC), regions=VARIADIC, infers=False,
+             traits=PURE | SINGLE_BLOCK, region_check=_case_regions),
         _row("iterate", (0, VARIADIC), _iterate, results=(0, VARIADIC), regions=2, infers=False,
              traits=SINGLE_BLOCK,
              region_check=_iterate_regions),

@@ -91,10 +91,14 @@ SHAPE_OPS = ("convert", "reshape", "transpose", "broadcast_in_dim", "slice", "re
              "concatenate")
 
 
+# ops folded only when every operand is a constant
+CONSTANT_ONLY = ("gather", "dot_general", "dynamic_slice", "dynamic_update_slice")
+
+
 def fold_for(short_name, elementwise):
     """The fold of op `tensor.<short_name>`, or None."""
     if short_name in SHAPE_OPS:
         return TensorFold(short_name, shape_identity=True)
-    if short_name in _IDENTITIES or elementwise or short_name in ("gather", "dot_general"):
+    if short_name in _IDENTITIES or elementwise or short_name in CONSTANT_ONLY:
         return TensorFold(short_name, _IDENTITIES.get(short_name))
     return None

@@ -78,6 +78,12 @@ def _sign(x):
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
+
+def _round_afz(x):
+    """Round to the nearest integer, ties away from zero (C's `round`); -0.4 gives -0.0."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.copysign(1.0, x), t)
+
 FLOAT_FNS = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
     "remainder": np.fmod, "power": np.power, "maximum": _max, "minimum": _min,
@@ -87,6 +93,7 @@ FLOAT_FNS = {
     "logistic": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "erf": lambda x: np.asarray(_erf(x), np.float64), "sin": np.sin, "cos": np.cos,
     "floor": np.floor, "ceil": np.ceil, "round_nearest_even": np.rint,
+    "round_nearest_afz": _round_afz, "cbrt": np.cbrt, "tan": np.tan, "atan2": np.arctan2,
 }
 
 
@@ -148,13 +155,25 @@ def _shift(kind):
     return shift
 
 
+def _popcnt(x):
+    return np.bitwise_count(_unsigned(x))
+
+
+def _count_leading_zeros(x):
+    u = _unsigned(x)
+    bits = 8 * x.dtype.itemsize
+    length = sum(((u >> np.array(k, u.dtype)) != 0).astype(np.int64) for k in range(bits))
+    return bits - length
+
+
 INT_FNS = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": _int_divide,
     "remainder": _int_remainder, "power": _int_power, "maximum": np.maximum,
     "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
     "shift_left": _shift("left"), "shift_right_arithmetic": _shift("arithmetic"),
     "shift_right_logical": _shift("logical"), "negate": np.negative, "abs": np.abs,
-    "sign": np.sign, "not": np.invert,
+    "sign": np.sign, "not": np.invert, "popcnt": _popcnt,
+    "count_leading_zeros": _count_leading_zeros,
 }
 BOOL_FNS = {
     "add": np.logical_or, "or": np.logical_or, "maximum": np.logical_or,
@@ -192,6 +211,14 @@ def _compare(op, a, b):
         a, b = a.view(np.int8), b.view(np.int8)
     with np.errstate(invalid="ignore"):
         return _COMPARE[attrs["comparison_direction"]](a, b)
+
+
+def _bitcast_convert(op, x):
+    """The operand's bits read as the result's dtype (one bit width: an elementwise view)."""
+    dtype = op.result_types[0].dtype
+    if dtype == "i1":
+        return np.asarray(x, np.bool_)
+    return np.ascontiguousarray(x).view(numpy_dtype(dtype))
 
 
 def _clamp(op, lo, x, hi):
@@ -291,6 +318,24 @@ def _gather(op, x, idx):
     return take_along(x, idx, axis)
 
 
+def dynamic_starts(starts, shape, sizes):
+    """Each start index clamped into [0, dim - size], as StableHLO clamps them."""
+    return [min(max(int(s), 0), d - n) for s, d, n in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice(op, x, *starts):
+    sizes = op.attributes["slice_sizes"]
+    return x[tuple(slice(k, k + n) for k, n in zip(dynamic_starts(starts, x.shape, sizes),
+                                                   sizes))]
+
+
+def _dynamic_update_slice(op, x, update, *starts):
+    out = np.array(x, copy=True)
+    at = dynamic_starts(starts, x.shape, update.shape)
+    out[tuple(slice(k, k + n) for k, n in zip(at, update.shape))] = update
+    return out
+
+
 def take_along(x, idx, axis):
     """np.take_along_axis(x, idx, axis) for `idx` of x's shape except at `axis`, at any rank:
     numpy makes one index array per dimension and takes at most 63, so the other dimensions
@@ -333,6 +378,7 @@ EVALUATORS = {
     "tensor.select": lambda op, p, a, b: np.where(p, a, b),
     "tensor.clamp": _clamp,
     "tensor.convert": lambda op, x: convert(x, op.result_types[0].dtype),
+    "tensor.bitcast_convert": _bitcast_convert,
     "tensor.constant": lambda op: op.attributes["value"].array,
     "tensor.iota": _iota,
     "tensor.reshape": lambda op, x: x.reshape(op.result_types[0].shape),
@@ -343,5 +389,7 @@ EVALUATORS = {
     "tensor.pad": _pad,
     "tensor.reverse": lambda op, x: np.flip(x, tuple(op.attributes["dimensions"])),
     "tensor.gather": _gather,
+    "tensor.dynamic_slice": _dynamic_slice,
+    "tensor.dynamic_update_slice": _dynamic_update_slice,
     "tensor.dot_general": _dot_general,
 }

@@ -103,8 +103,15 @@ int main(int argc, char **argv)
     if (status != NULL)
         return failed("opening the bundle", status);
     size_t n_in = accyrt_bundle_num_arguments(bundle), n_out = accyrt_bundle_num_results(bundle);
-    accyrt_tensor_info *info = calloc(n_in + n_out, sizeof *info);
-    uint64_t *buffers = calloc(n_in + n_out, sizeof *buffers);  /* inputs, then outputs */
+    accyrt_tensor_info *info = calloc(n_in + n_out + 1, sizeof *info);
+    uint64_t *buffers = calloc(n_in + n_out + 1, sizeof *buffers);  /* inputs, then outputs */
+    if (info == NULL || buffers == NULL) {
+        free(info);
+        free(buffers);
+        accyrt_bundle_free(bundle);
+        return failed("reading the signature", accyrt_status_new(ACCYRT_OUT_OF_MEMORY,
+                                                                 "out of host memory"));
+    }
     printf("%s: written by accy %s for %s\n", argv[1], accyrt_bundle_accy_version(bundle),
            accyrt_bundle_target(bundle));
     for (size_t i = 0; i < n_in + n_out; i++) {
@@ -138,7 +145,10 @@ int main(int argc, char **argv)
     unsigned char *host = NULL;
     for (size_t i = 0; status == NULL && i < n_in + n_out; i++) {
         free(host);
-        host = malloc(info[i].nbytes + 1);
+        if ((host = malloc(info[i].nbytes + 1)) == NULL) {
+            status = accyrt_status_new(ACCYRT_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
         status = gpu->alloc(gpu->self, info[i].nbytes, &buffers[i]);
         for (uint64_t k = 0; i < n_in && k < info[i].nbytes; k += dtype_size(info[i].dtype))
             put_random(info[i].dtype, host + k);
@@ -151,7 +161,10 @@ int main(int argc, char **argv)
         status = accyrt_session_run(session, buffers, n_in, buffers + n_in, n_out, NULL);
     for (size_t i = n_in; status == NULL && i < n_in + n_out; i++) {
         free(host);
-        host = malloc(info[i].nbytes + 1);
+        if ((host = malloc(info[i].nbytes + 1)) == NULL) {
+            status = accyrt_status_new(ACCYRT_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
         status = gpu->copy_dtoh(gpu->self, host, buffers[i], info[i].nbytes, NULL);
         printf("result %zu:", i - n_in);
         size_t size = dtype_size(info[i].dtype);

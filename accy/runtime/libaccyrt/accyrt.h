@@ -150,6 +150,7 @@ ACCYRT_API accyrt_status *accyrt_session_create(const accyrt_bundle *bundle,
 ACCYRT_API accyrt_status *accyrt_session_run(accyrt_session *session, const uint64_t *inputs,
                                              size_t num_inputs, const uint64_t *outputs,
                                              size_t num_outputs, void *stream);
+/* Unloads the modules and frees the memory at once: synchronize the stream it ran on first. */
 ACCYRT_API void accyrt_session_free(accyrt_session *session);               /* NULL is fine */
 
 #ifdef __cplusplus
