@@ -4,6 +4,7 @@ from accy.errors import AccyError, ParseError, VerifyError, CapacityError, IRErr
     BundleError, TypeError  # noqa: A004 - accy.TypeError (also a builtins.TypeError); not in __all__
 from accy import ops
 from accy.compiler import compile  # noqa: A004 - accy.compile
+from accy.batch import CompileFailure, Job, compile_many, dask_executor
 from accy.frontend.jit import jit
 from accy.runtime.bundle import load
 from accy.runtime.devices import DeviceUnavailable
@@ -12,6 +13,7 @@ from accy.runtime.native import get_include, get_library
 from accy.version import VERSION
 
 __version__ = VERSION
-__all__ = ["ir", "ops", "jit", "compile", "load", "Executable", "DeviceUnavailable", "AccyError",
+__all__ = ["ir", "ops", "jit", "compile", "compile_many", "Job", "CompileFailure",
+           "dask_executor", "load", "Executable", "DeviceUnavailable", "AccyError",
            "ParseError", "VerifyError", "CapacityError", "IRError", "ShapeError", "BundleError",
            "get_include", "get_library"]

@@ -19,6 +19,10 @@
                                reference interpreter
     accy inspect FILE          check a bundle (FILE.accy) and print its header, sections,
                                signature, kernels and host program
+    accy batch SOURCE... -o DIR [-j N] [--scheduler ADDRESS] [--target T]
+                               compile many sources at once (accy.compile_many): one bundle
+                               DIR/<stem>.accy per source that compiled, DIR/summary.jsonl
+                               (a line per source), exit 1 when any failed
     accy cache info|clear|prune [--max-bytes N] [--dir DIR]
                                the compile cache's folder (default $ACCY_CACHE_DIR, else
                                ~/.cache/accy): what it holds, remove every entry, or remove
@@ -440,6 +444,89 @@ def compile_command(args):
     return 0 if ok else 1
 
 
+def batch_stems(sources):
+    """The file name stem of each `accy batch` SOURCE, one per source: FILE.py:FUNC gives
+    'FILE.FUNC', package.module:FUNC 'package.module.FUNC', an IR file its name without the
+    extension; made safe by output_stem, and a stem already given to an earlier source gets
+    '+2', '+3', ... ('+' is outside what an unchanged stem holds, so none is taken twice)."""
+    import os
+    stems, taken = [], set()
+    for source in sources:
+        where, _, name = source.rpartition(":")
+        if os.path.isfile(source) or not where:
+            base = os.path.splitext(os.path.basename(source))[0]
+        elif where.endswith(".py"):
+            base = os.path.basename(where)[:-3] + "." + name
+        else:
+            base = where + "." + name
+        stem, n = output_stem(base), 1
+        while stem in taken:
+            n += 1
+            stem = output_stem(base) + f"+{n}"
+        taken.add(stem)
+        stems.append(stem)
+    return stems
+
+
+def batch_command(args):
+    """`accy batch`: load each source (a source that cannot be loaded is a failed job), compile
+    them all with accy.compile_many, write the bundles and DIR/summary.jsonl. Nothing is
+    written outside DIR (the user's .py files are imported without writing bytecode)."""
+    import json
+    import os
+    from accy.batch import CompileFailure, Job, compile_batch, dask_executor
+    from accy.runtime import bundle
+    stems = batch_stems(args.sources)
+    jobs, failed = {}, {}
+    writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        for i, source in enumerate(args.sources):
+            t0 = time.perf_counter()
+            try:
+                _, fn, arrays = load_source(source, inputs=False)
+                jobs[i] = Job(module=fn, name=source) if isinstance(fn, ir.Module) \
+                    else Job(function=fn, args=tuple(arrays), name=source)
+            except (AccyError, OSError) as e:
+                failed[i] = (type(e).__name__, str(e), time.perf_counter() - t0)
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
+    executor = dask_executor(args.scheduler) if args.scheduler else None
+    try:
+        outcomes = dict(zip(jobs, compile_batch(list(jobs.values()), workers=args.jobs,
+                                                executor=executor, target=args.target)))
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    os.makedirs(args.output, exist_ok=True)
+    lines, compiled, cached = [], 0, 0
+    for i, source in enumerate(args.sources):
+        path = os.path.join(args.output, stems[i] + ".accy")
+        record = {"job": source, "status": "failed", "seconds": None, "cache_hit": False,
+                  "kernels": None, "bundle": None, "error": None}
+        o = outcomes.get(i)
+        if o is not None and not isinstance(o.result, CompileFailure):
+            replace_file(path, bundle.write(o.result))
+            record.update(status="ok", kernels=len(o.result.kernels),
+                          bundle=os.path.basename(path), cache_hit=o.cache_hit)
+            compiled += 1
+            cached += o.cache_hit
+        else:
+            kind, message, seconds = failed[i] if o is None else (
+                o.result.error_type, o.result.message, o.seconds)
+            record["error"] = {"type": kind, "message": message}
+            print(f"accy: error: {source}: {kind}: {message}", file=sys.stderr)
+            if os.path.isfile(path) or os.path.islink(path):
+                os.remove(path)         # an earlier run's bundle, which is not this one's
+        record["seconds"] = round(o.seconds if o is not None else failed[i][2], 6)
+        lines.append(json.dumps(record) + "\n")
+    summary = os.path.join(args.output, "summary.jsonl")
+    replace_file(summary, "".join(lines).encode("utf-8"))
+    total = len(args.sources)
+    print(f"# {total} jobs: {compiled} compiled ({cached} from the cache), "
+          f"{total - compiled} failed; wrote {compiled} bundles and {summary}")
+    return 0 if compiled == total else 1
+
+
 def inspect_command(args):
     from accy.runtime import bundle
     sys.stdout.write(bundle.describe(bundle.read_bytes(args.file)))
@@ -525,6 +612,19 @@ def _parser():
         else:
             c.add_argument("--device", choices=("cuda", "emulator", "reference"),
                            help="default: a GPU when there is one, else the emulator")
+    b = sub.add_parser("batch", help="compile many sources at once into a folder of bundles "
+                                     "and a summary.jsonl")
+    b.add_argument("sources", nargs="+", metavar="SOURCE",
+                   help="FILE.py:FUNC, package.module:FUNC, or an IR text file")
+    b.add_argument("-o", "--output", metavar="DIR", required=True,
+                   help="folder for <stem>.accy per source and summary.jsonl")
+    b.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="worker processes (default: one per CPU; 0: compile in this process)")
+    b.add_argument("--scheduler", metavar="ADDRESS",
+                   help="compile on a Dask cluster (tcp://host:8786) instead of local processes")
+    b.add_argument("--target", metavar="ARCH",
+                   help="sm_80, sm_86, sm_89, sm_90 or sm_90a (default: each module's "
+                        "accy.target, else sm_90)")
     i = sub.add_parser("inspect", help="check a bundle and print what it holds")
     i.add_argument("file", help="a bundle (.accy), as accy compile or Executable.save writes")
     k = sub.add_parser("cache", help="the compile cache: what it holds, clear it, prune it")
@@ -549,6 +649,8 @@ def main(argv=None):
             return compile_command(args)
         if args.command == "inspect":
             return inspect_command(args)
+        if args.command == "batch":
+            return batch_command(args)
         if args.command == "cache":
             return cache_command(args)
         if args.command == "config":
