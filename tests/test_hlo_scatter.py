@@ -118,7 +118,7 @@ def test_frontend_scatter_set_and_add(rng, ptxas):
     for k, row in zip(i, v.astype(np.float64)):       # -1 wraps, 9 is dropped
         if -6 <= k < 6:
             want[k] += row
-    np.testing.assert_allclose(added, want * 2, rtol=1e-6)
+    np.testing.assert_allclose(added, want * 2, rtol=1e-6, atol=2e-6)   # a sum of 3 f32 terms may cancel
     wput = x.copy()
     wput[:, 2] = 0.5
     assert_bits(put, wput)
