@@ -238,6 +238,7 @@ def _ptx(sections, manifest):
 
 _COMMENT = re.compile(r'"[^"]*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 _SPACE = " \t\n\r"
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$%.")
 _SCALARS = (".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".b8", ".b16", ".b32",
             ".b64", ".f16", ".f32", ".f64")
 
@@ -263,14 +264,33 @@ def _blank(match):
 
 
 def _entry_params(code, name, where):
-    m = re.search(r"(?:^|(?<=[ \t\n\r]))\.entry[ \t\n\r]+" + re.escape(name)
-                  + r"(?![A-Za-z0-9_$%.])[ \t\n\r]*\(", code)
-    if m is None:
-        _fail(where, f"kernel {name} has no .entry in its module")
-    end = code.find(")", m.end())
+    """The parameter count of kernel `name`'s first `.entry` in `code` (comments blanked),
+    found as libaccyrt finds it: `.entry` after a space or the start, spaces, the name (not
+    followed by a name character), spaces, '('."""
+    at, n = 0, len(code)
+    while True:
+        at = code.find(".entry", at)
+        if at < 0:
+            _fail(where, f"kernel {name} has no .entry in its module")
+        c = at + 6
+        before = at == 0 or code[at - 1] in _SPACE
+        at = c
+        if not before or c >= n or code[c] not in _SPACE:
+            continue
+        while c < n and code[c] in _SPACE:
+            c += 1
+        after = c + len(name)
+        if not code.startswith(name, c) or (after < n and code[after] in _NAME_CHARS):
+            continue
+        c = after
+        while c < n and code[c] in _SPACE:
+            c += 1
+        if c < n and code[c] == "(":
+            break
+    end = code.find(")", c + 1)
     if end < 0:
         _fail(where, f"kernel {name}'s .entry has no ')'")
-    parts = code[m.end():end].split(",")
+    parts = code[c + 1:end].split(",")
     if len(parts) == 1 and not parts[0].strip(_SPACE):
         return 0
     for i, part in enumerate(parts):
