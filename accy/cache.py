@@ -323,7 +323,7 @@ class Cache:
         exe = None
         if data is not None:
             try:
-                exe = bundle.read(data)
+                exe = bundle.read(data, parse_modules=False)   # its own entry: texts it printed
             except BundleError:
                 exe = None
             if exe is not None and (exe.arguments != tuple(arguments) or exe.target != target):

@@ -768,3 +768,19 @@ def test_a_save_gets_the_mode_a_plain_create_gives(tmp_path):
         os.umask(old)
     assert os.stat(tmp_path / "a.accy").st_mode & 0o777 == 0o640
     assert os.listdir(tmp_path) == ["a.accy"]
+
+
+def test_a_read_that_leaves_the_ir_texts_for_later(rng):
+    """parse_modules=False (the cache's and the batch workers' own bundles) checks the IR texts
+    as UTF-8 only and parses them on first use: the reference device still runs."""
+    exe, arrays = compiled(SAMPLE)
+    data = bundle.write(exe)
+    lazy = bundle.read(data, parse_modules=False)
+    assert not lazy._modules
+    for a, b in zip(leaves(lazy.run(*arrays, device="reference")),
+                    leaves(exe.run(*arrays, device="reference"))):
+        same_bits(a, b)
+    broken = with_section(data, F.MODULE_TEXT, b"builtin.module ({ nope")
+    refused(broken, "module text section: the IR does not parse")
+    with pytest.raises(accy.ParseError):
+        bundle.read(broken, parse_modules=False).run(*arrays, device="reference")

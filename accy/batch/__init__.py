@@ -63,7 +63,7 @@ def compile_batch(jobs, workers=None, executor=None, cache=None, progress=None, 
                 continue
             t0 = time.perf_counter()
             try:
-                exe = read(payload)
+                exe = read(payload, parse_modules=False)   # a worker's own print
             except AccyError as e:      # bytes a worker of another accy build sent
                 settle(i, failure(e, jobs[i]), before + seconds)
                 continue

@@ -36,9 +36,12 @@ from accy.runtime.program import (Copy, Host, HostProgram, Launch, Loop, Memset,
 __all__ = ["read", "load", "write", "save", "describe"]
 
 
-def read(data):
-    """The Executable of bundle bytes `data`; BundleError when they are not a valid bundle."""
-    return _decode(data).executable
+def read(data, parse_modules=True):
+    """The Executable of bundle bytes `data`; BundleError when they are not a valid bundle.
+    With `parse_modules` False the IR texts (the module text, host steps' modules) are checked
+    as UTF-8 only and parsed on first use: for bundles this accy wrote and checksummed (the
+    compile cache's entries), whose texts it printed itself."""
+    return _decode(data, parse_modules).executable
 
 
 def load(path):
@@ -101,7 +104,7 @@ class _Bundle:
     executable: Executable
 
 
-def _decode(data):
+def _decode(data, parse_modules=True):
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise BundleError(f"bundle: a bundle is bytes, got {type(data).__name__}")
     data = bytes(data)
@@ -116,7 +119,8 @@ def _decode(data):
     program = _Program(_Cursor(sections[F.PROGRAM], F.PROGRAM), manifest, params).read()
     module_text = _text(sections, F.MODULE_TEXT)
     info = _Info(sections[F.INFO], manifest, program, arch).read()
-    parsed = _check_modules(module_text, info["function"], manifest, program)
+    parsed = _check_modules(module_text, info["function"], manifest, program) \
+        if parse_modules else {}
     kernels = tuple(KernelInfo(k["name"], k["kind"], k["work_item"], k["scope"], k["schedule"],
                                k["launch"], k["workspace"], modules.get(k["name"]))
                     for k in info["kernels"])
