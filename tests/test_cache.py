@@ -64,7 +64,7 @@ OTHER_VALUE = {     # ExecutableKey field -> a value other than any real key's
     "module": "0" * 64, "start": "prepared", "arguments": (((4, 9), "f32"),),
     "target": {"arch": "sm_80"}, "context": {"allow_unregistered": True},
     "ptxas": "ptxas 0.0", "environment": (("ACCY_VERIFY_KERNELS", "0"),), "format": 0,
-    "accy_version": "0.0.0", "sources": "1" * 64, "numpy": "0.0", "python": "cpython-00",
+    "accy_version": "0.0.0", "sources": "1" * 64, "numpy": "0.0", "ml_dtypes": "0.0", "python": "cpython-00",
 }
 
 
@@ -81,7 +81,8 @@ def test_each_executable_key_field_changes_the_digest(name):
 
 @pytest.mark.parametrize("name", [f.name for f in dataclasses.fields(KernelKey)])
 def test_each_kernel_key_field_changes_the_digest(name):
-    key = KernelKey("a" * 64, "sm_90", "8.0", "exact", 1, "0.1.0", "b" * 64, "2.0", "cpython-311")
+    key = KernelKey("a" * 64, "sm_90", "8.0", "exact", 1, "0.1.0", "b" * 64, "2.0", "0.5",
+                    "cpython-311")
     other = {"format": 2}.get(name, "other")
     assert dataclasses.replace(key, **{name: other}).digest() != key.digest()
 
@@ -684,3 +685,20 @@ def test_accy_cache_info_prune_and_clear(tmp_path, capsys):
     assert "removed" in capsys.readouterr().out and folder.info().bytes == 0
     assert main(["cache", "prune", "--max-bytes", "0", "--dir", folder.path]) == 1
     assert "max_bytes must be a positive" in capsys.readouterr().err
+
+
+def test_a_process_whose_files_changed_since_import_shares_no_entries(monkeypatch):
+    """A long-lived process whose accy was upgraded under it runs the old code: its digest is
+    its own, never the new files' (which would file old output under the new build's key)."""
+    from accy import cache as module
+    module.source_digest.cache_clear()
+    monkeypatch.setattr(module, "_IMPORTED_STATS", {})
+    try:
+        with pytest.warns(module.CacheWarning, match="changed since this process imported"):
+            first = module.source_digest()
+        module.source_digest.cache_clear()
+        with pytest.warns(module.CacheWarning):
+            assert module.source_digest() != first
+        assert first.startswith("changed-since-import-")
+    finally:
+        module.source_digest.cache_clear()

@@ -56,7 +56,7 @@ def compile_batch(jobs, workers=None, executor=None, cache=None, progress=None, 
     def answer(index, result):
         ok, payload, seconds, cache_hit = result
         pending.pop(digests.pop(index, None), None)
-        for i, hit in [(index, cache_hit)] + [(i, True) for i in copies.pop(index, ())]:
+        for i, hit in [(index, cache_hit)] + [(i, cache_hit) for i in copies.pop(index, ())]:
             before = prepared[i].seconds
             if not ok:
                 settle(i, CompileFailure(*payload[:2], jobs[i], payload[2]), before + seconds)
@@ -93,12 +93,12 @@ def compile_batch(jobs, workers=None, executor=None, cache=None, progress=None, 
                 if digest is not None:
                     pending[digest] = index
                     digests[index] = digest
+                pool.start()                    # at the first miss: none when all hit
                 yield index, p.module.print()
 
     shared = False if store is None else store if pool.in_caller else (store.path,
                                                                         store.max_bytes)
     try:
-        pool.start()
         dispatch(texts(), len(jobs), pool, partial(compile_texts, cache=shared), answer)
     finally:
         pool.close()
