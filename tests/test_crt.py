@@ -26,34 +26,9 @@ from accy.runtime.emulator.driver import Emulator
 from accy.runtime.emulator.machine import KernelFault
 from accy.runtime.recording import NullDevice, Recorder
 
+from bundles import TRIPLE_PTX
 from child_process import run_bounded
 from compile_helpers import draw
-
-TRIPLE_PTX = """.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry triple(.param .u64 a, .param .u64 b)
-{
-  .reg .b32 %r<4>;
-  .reg .b64 %rd<6>;
-  .reg .f32 %f<3>;
-  ld.param.u64 %rd1, [a];
-  ld.param.u64 %rd2, [b];
-  cvta.to.global.u64 %rd1, %rd1;
-  cvta.to.global.u64 %rd2, %rd2;
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r2, %ntid.x;
-  mov.u32 %r3, %tid.x;
-  mad.lo.s32 %r1, %r1, %r2, %r3;
-  mul.wide.s32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  ld.global.f32 %f1, [%rd4];
-  mul.f32 %f2, %f1, 0f40400000;
-  st.global.f32 [%rd5], %f2;
-  ret;
-}
-"""
 
 
 def kernel_call_module(grid):
