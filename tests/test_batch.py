@@ -318,3 +318,17 @@ def test_a_batch_of_cache_hits_starts_no_workers(tmp_path, monkeypatch):
     monkeypatch.setattr(executors.SpawnPool, "start", lambda self: started.append(self))
     outcomes = compile_batch(jobs, workers=2, cache=cache)
     assert [o.cache_hit for o in outcomes] == [True, True] and not started
+
+
+def test_a_module_job_compiles_in_a_context_like_its_own():
+    """A Job(module=...) whose Context bounds it is compiled under the same bound by the
+    worker: it fails there as accy.compile fails on it (the worker parsed it in a default
+    Context and compiled what accy.compile refuses)."""
+    from accy.ir import Capacity, Context, parse
+    text = accy.compile(lambda t: ops.exp(t) * 2, X, cache=False).module_text
+    module = parse(text, Context(capacity=Capacity(max_operations=12)))
+    with pytest.raises(accy.AccyError) as direct:
+        accy.compile(module, cache=False)
+    (outcome,) = compile_batch([accy.Job(module=module)], workers=0, cache=False)
+    assert isinstance(outcome.result, accy.batch.CompileFailure)
+    assert outcome.result.error_type == type(direct.value).__name__

@@ -14,7 +14,7 @@ from accy.batch.dispatch import dispatch
 from accy.batch.executors import dask_executor, workers_for
 from accy.batch.jobs import CompileFailure, Job, Outcome, as_job, failure, prepare
 from accy.batch.progress import Progress
-from accy.batch.worker import compile_texts
+from accy.batch.worker import compile_texts, context_settings
 from accy.cache import cache_for, executable_key
 from accy.errors import AccyError
 from accy.passes.target import read_target_profile
@@ -94,7 +94,7 @@ def compile_batch(jobs, workers=None, executor=None, cache=None, progress=None, 
                     pending[digest] = index
                     digests[index] = digest
                 pool.start()                    # at the first miss: none when all hit
-                yield index, p.module.print()
+                yield index, (p.module.print(), context_settings(p.module.context))
 
     shared = False if store is None else store if pool.in_caller else (store.path,
                                                                         store.max_bytes)

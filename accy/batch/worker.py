@@ -11,7 +11,8 @@ import traceback
 
 from accy.cache import Cache
 from accy.compiler import compile as compile_module
-from accy._core.context import Context
+from accy._core.capacity import Capacity
+from accy._core.context import DEFAULT_CAPACITY, Context
 from accy._core.text import parse
 from accy.errors import AccyError
 from accy.runtime.bundle_writer import write
@@ -22,7 +23,8 @@ _CACHES = {}        # (folder, bound) -> this worker process's Cache of that fol
 
 
 def compile_texts(texts, cache=False):
-    """Compile each module text (IR with its target set) on its own, with `cache`: False
+    """Compile each module text (IR with its target set; or (text, context_settings(...)) to
+    parse it in a Context like the job's) on its own, with `cache`: False
     for none, an accy.cache.Cache (the caller's, in its own process), or a (folder, bound)
     pair (in another process: one Cache per folder there, so that its kernel texts in
     memory serve every chunk). One that fails gives its error, and the others still
@@ -34,10 +36,21 @@ def compile_texts(texts, cache=False):
     return [_compile_text(text, cache) for text in texts]
 
 
-def _compile_text(text, cache):
+def context_settings(context):
+    """What a worker needs to parse a job's text in a Context like its own: None for the
+    defaults, else (allow_unregistered, Capacity limits)."""
+    if not context.allow_unregistered and context.capacity == DEFAULT_CAPACITY:
+        return None
+    return bool(context.allow_unregistered), context.capacity.as_limits()
+
+
+def _compile_text(job, cache):
     t0 = time.perf_counter()
+    text, settings = job if isinstance(job, tuple) else (job, None)
     try:
-        exe = compile_module(parse(text, Context()), cache=cache)
+        context = Context() if settings is None else Context(
+            allow_unregistered=settings[0], capacity=Capacity(**settings[1]))
+        exe = compile_module(parse(text, context), cache=cache)
         hit = set(exe.timings) == {"tensor", "cache"}       # what a cache hit's timings hold
         return True, write(exe), time.perf_counter() - t0, hit
     except Exception as e:  # noqa: BLE001 - a job's failure is data for the caller
