@@ -50,6 +50,7 @@ from accy.runtime import bundle
 FORMAT = 1                      # the key's recipe and the entries' layout; bumped when either changes
 DEFAULT_MAX_BYTES = 1 << 30
 LOCK_TIMEOUT_S = 30.0           # a writer that cannot take the lock by then skips its write
+LOCK_BACKOFF_S = 300.0          # after such a wait, this Cache stores nothing for this long
 MEMO_BYTES = 32 << 20           # kernel texts a Cache keeps in memory (a batch in one process)
 MAX_STATE_BYTES = 1 << 20       # of the lock file's state
 EXECUTABLES, KERNELS = "executables", "kernels"
@@ -329,6 +330,7 @@ class Cache:
         self.hits = self.misses = self.kernel_hits = self.kernel_misses = 0
         self.evictions = self.bytes_written = self.bytes_read = 0
         self._writable = True
+        self._stores_resume = 0.0       # time.monotonic() before which nothing is stored
         self._warned = False
         self._memo = OrderedDict()      # kernel key -> text
         self._memo_bytes = 0
@@ -489,7 +491,7 @@ class Cache:
     # ---- writing -------------------------------------------------------------------------
     def _commit(self, writes):
         """Write every (rel, bytes) of `writes` and keep the bound, under the lock."""
-        if not self._writable:
+        if not self._writable or time.monotonic() < self._stores_resume:
             return
         fitting = [(rel, data) for rel, data in writes if len(data) <= self.max_bytes]
         if len(fitting) < len(writes):
@@ -502,9 +504,11 @@ class Cache:
             for rel in {os.path.dirname(rel) for rel, _ in fitting}:
                 self._folder(rel, create=True)
             self._under_lock(lambda: self._write_entries(fitting))
-        except _LockTimeout:
+        except _LockTimeout:        # a stuck holder: no more waits for a while
+            self._stores_resume = time.monotonic() + LOCK_BACKOFF_S
             self._warn(f"the compile cache {self.path}: its lock was held for more than "
-                       f"{LOCK_TIMEOUT_S:.0f} s; compiling without storing")
+                       f"{LOCK_TIMEOUT_S:.0f} s; compiling without storing for "
+                       f"{LOCK_BACKOFF_S:.0f} s")
         except OSError as e:
             self._writable = False
             why = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",

@@ -702,3 +702,30 @@ def test_a_process_whose_files_changed_since_import_shares_no_entries(monkeypatc
         assert first.startswith("changed-since-import-")
     finally:
         module.source_digest.cache_clear()
+
+
+def test_a_lock_held_too_long_stops_stores_for_a_while(tmp_path, monkeypatch, rng):
+    """A writer that cannot take the folder's lock in time compiles without storing, warns
+    once, and does not wait on the lock again for LOCK_BACKOFF_S (a stuck holder would make
+    every miss wait LOCK_TIMEOUT_S)."""
+    monkeypatch.setattr(cache_module, "LOCK_TIMEOUT_S", 0.05)
+    cache = Cache(tmp_path)
+    held = cache_module._FOLDER_LOCKS.setdefault(os.path.realpath(cache.path),
+                                                 cache_module.threading.Lock())
+    waits = []
+    real = Cache._under_lock
+    monkeypatch.setattr(Cache, "_under_lock", lambda self, work, timeout=0.05: (
+        waits.append(timeout), real(self, work, timeout))[1])
+    x = rng.standard_normal(32).astype(np.float32)
+    assert held.acquire(timeout=5)
+    try:
+        with pytest.warns(CacheWarning, match="lock was held"):
+            accy.compile(lambda t: t * 5.0, x, cache=cache)
+        first = len(waits)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            accy.compile(lambda t: t - 5.0, x, cache=cache)
+        assert first >= 1 and len(waits) == first     # no second wait on the lock
+    finally:
+        held.release()
+    assert cache.info().executables == 0
