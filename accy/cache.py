@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -313,6 +314,21 @@ class _LockTimeout(Exception):
 
 _FOLDER_LOCKS = {}              # a cache folder's real path -> the lock its threads take first
 _FOLDER_LOCKS_GUARD = threading.Lock()
+_LIVE = weakref.WeakSet()       # every Cache of this process, for the fork handler below
+
+
+def _after_fork_in_child():
+    """A child forked while another thread held one of these locks would wait on it for ever
+    (that thread is not in the child): the child starts with new ones."""
+    global _FOLDER_LOCKS_GUARD, _CACHES_GUARD
+    _FOLDER_LOCKS_GUARD, _CACHES_GUARD = threading.Lock(), threading.Lock()
+    _FOLDER_LOCKS.clear()
+    for cache in list(_LIVE):
+        cache._guard = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Cache:
@@ -335,6 +351,7 @@ class Cache:
         self._memo = OrderedDict()      # kernel key -> text
         self._memo_bytes = 0
         self._guard = threading.Lock()
+        _LIVE.add(self)
         self._lock_fd = None            # while this object holds the folder's lock
 
     def __repr__(self):

@@ -729,3 +729,35 @@ def test_a_lock_held_too_long_stops_stores_for_a_while(tmp_path, monkeypatch, rn
     finally:
         held.release()
     assert cache.info().executables == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_a_lock_is_held_does_not_wait_for_it(tmp_path, rng):
+    """A fork while another thread holds the folder's thread lock and the Cache's counter
+    lock: the child's compile stores and counts with locks of its own, never hangs."""
+    cache = Cache(tmp_path)
+    folder = cache_module._FOLDER_LOCKS.setdefault(os.path.realpath(cache.path),
+                                                   cache_module.threading.Lock())
+    x = rng.standard_normal(32).astype(np.float32)
+    with folder, cache._guard:
+        pid = os.fork()
+        if pid == 0:            # the child: exit 0 only when its compile stored the entry
+            code = 1
+            try:
+                accy.compile(lambda t: t * 7.0, x, cache=cache)
+                code = 0 if cache.info().executables == 1 else 2
+            finally:
+                os._exit(code)
+    deadline = 60
+    import time
+    while deadline > 0:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+        deadline -= 0.1
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child waited on a lock its parent's thread held")
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
