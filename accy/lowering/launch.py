@@ -2,12 +2,14 @@
 a kind's plan function decides for the outline: scalars, launch domain, the kind's schedule),
 `NoKernel` (the schedule of an item no kernel of its kind takes), CUDA's grid limits, the
 block size and grid cap of the generated kernels (`THREADS`, `MAX_BLOCKS`), the serial
-baseline's launch, and `LoweredKernel` (a kl kernel with the launch it runs with), which every
-lowering returns (`lowered`).
+baseline's launch, `plan_thread_per_element` (the plan of a kind that gives each element a
+thread), and `LoweredKernel` (a kl kernel with the launch it runs with), which every lowering
+returns (`lowered`).
 
 Every kernel strides over whatever its grid does not cover (a grid-stride loop per dim), so a
 grid capped at these limits stays correct.
 """
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -66,6 +68,24 @@ def baseline_launch(threads):
     """The launch of a serial-schedule kernel wanting `threads` threads: blocks of THREADS,
     at most MAX_BLOCKS (each kernel is a grid-stride loop), no shared memory."""
     return Launch((max(1, min(MAX_BLOCKS, -(-threads // THREADS))), 1, 1), (THREADS, 1, 1), 0)
+
+
+@dataclass(frozen=True)
+class ThreadPerElementPlan:
+    """The one schedule of a kind that gives each element of its first operand a thread in a
+    grid-stride loop (`name` names it in reports: sort's "rank", scatter's "gather")."""
+    name: str
+    launch: Launch
+    workspace: int = 0
+
+
+def plan_thread_per_element(name):
+    """The plan function of such a kind."""
+    def plan(item, layout, target):
+        n = math.prod(item.hero.operand_types[0].shape)
+        launch = baseline_launch(n)
+        return KernelPlan((("n", n),), launch, ThreadPerElementPlan(name, launch))
+    return plan
 
 
 @dataclass(frozen=True)

@@ -11,25 +11,14 @@ The operands are the item's inputs (an alone item); values the update region rea
 outside the op are loaded as rank-0 inputs.
 """
 import math
-from dataclasses import dataclass
 
-from accy.lowering.launch import KernelPlan, Launch, baseline_launch, lowered
+from accy.lowering.launch import lowered, plan_thread_per_element
 from accy.lowering.rows import lower_body
 from accy.lowering.values import Lowering, start_kernel
 
 
-@dataclass(frozen=True)
-class ScatterPlan:
-    """The one schedule of a scatter item: `gather`, a thread per output element."""
-    launch: Launch
-    name: str = "gather"
-    workspace: int = 0
-
-
-def plan_scatter(item, layout, target):
-    n = math.prod(item.hero.operand_types[0].shape)
-    launch = baseline_launch(n)
-    return KernelPlan((("n", n),), launch, ScatterPlan(launch))
+# a thread per output element
+plan_scatter = plan_thread_per_element("gather")
 
 
 def lower_scatter(context, block, outline, item, layout, target=None):

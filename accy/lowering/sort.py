@@ -12,26 +12,15 @@ the comparator reads from outside the op are loaded as rank-0 inputs. Results no
 are not stored.
 """
 import math
-from dataclasses import dataclass
 
-from accy.lowering.launch import KernelPlan, Launch, baseline_launch, lowered
+from accy.lowering.launch import lowered, plan_thread_per_element
 from accy.lowering.rows import lower_body
 from accy.lowering.values import Lowering, start_kernel
 from accy.passes.shape_layout import row_major_strides
 
 
-@dataclass(frozen=True)
-class SortPlan:
-    """The one schedule of a sort item: `rank`, a thread per element."""
-    launch: Launch
-    name: str = "rank"
-    workspace: int = 0
-
-
-def plan_sort(item, layout, target):
-    n = math.prod(item.hero.operand_types[0].shape)
-    launch = baseline_launch(n)
-    return KernelPlan((("n", n),), launch, SortPlan(launch))
+# a thread per element
+plan_sort = plan_thread_per_element("rank")
 
 
 def lower_sort(context, block, outline, item, layout, target=None):

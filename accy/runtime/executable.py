@@ -302,7 +302,19 @@ class Executable:
         return out
 
 
-class _Run:
+class _Once:
+    """A run's shape, whoever runs the steps: allocate, run them, read the results, free."""
+
+    def run(self, arrays):
+        try:
+            self.allocate(arrays)
+            self.run_steps()
+            return self.results()
+        finally:
+            self.free()
+
+
+class _Run(_Once):
     """One run of an executable's host program on a device."""
 
     def __init__(self, exe, device, keeps=True):
@@ -312,14 +324,6 @@ class _Run:
         self.base = {}                  # slot id -> device address (a state slot: as bound)
         self.functions = {}
         self.allocations = []
-
-    def run(self, arrays):
-        try:
-            self.allocate(arrays)
-            self.run_steps()
-            return self.results()
-        finally:
-            self.free()
 
     def run_steps(self):
         self.steps(self.exe.program.steps)
@@ -443,7 +447,7 @@ def _runtime(runtime, device):
     return runtime
 
 
-class _CRun:
+class _CRun(_Once):
     """A run through libaccyrt: the caller's buffers (one per argument and result) allocated
     through the session's device table, the steps run by `accyrt_session_run`. `owned`: the
     session is this run's, freed with it; otherwise the executable keeps it for the device."""
@@ -451,14 +455,6 @@ class _CRun:
     def __init__(self, exe, dev, session, owned):
         self.exe, self.dev, self.session, self.owned = exe, dev, session, owned
         self.inputs, self.outputs = [], []
-
-    def run(self, arrays):
-        try:
-            self.allocate(arrays)
-            self.run_steps()
-            return self.results()
-        finally:
-            self.free()
 
     def allocate(self, arrays):
         exe = self.exe

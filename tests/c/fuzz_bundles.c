@@ -162,26 +162,34 @@ static unsigned char *write_model(const model *m, size_t *size)
 
 /* ---- one case ------------------------------------------------------------------------------ */
 
-static void run_on_null_device(const accyrt_bundle *b)
+/* A session of `b` on `d` created, run twice on made-up addresses (the test devices touch no
+ * memory) and freed: the first status that is not OK, or NULL. */
+static accyrt_status *create_and_run_twice(const accyrt_bundle *b, const accyrt_device *d)
 {
-    accyrt_device *d = accyrt_test_null_device();
     accyrt_session *session = NULL;
     accyrt_status *s = accyrt_session_create(b, d, &session);
     size_t ni = accyrt_bundle_num_arguments(b), no = accyrt_bundle_num_results(b);
-    if (s == NULL) {
-        uint64_t *inputs = calloc(ni + 1, sizeof *inputs), *outputs = calloc(no + 1, 8);
-        for (size_t i = 0; i < ni; i++)
-            inputs[i] = (uint64_t)(0x100 + i) << 40;
-        for (size_t i = 0; i < no; i++)
-            outputs[i] = (uint64_t)(0x200 + i) << 40;
-        for (int r = 0; r < 2 && s == NULL; r++)
-            s = accyrt_session_run(session, inputs, ni, outputs, no, NULL);
-        free(inputs);
-        free(outputs);
-        accyrt_session_free(session);
-        if (s == NULL)
-            ran++;
-    }
+    uint64_t *inputs = calloc(ni + 1, 8), *outputs = calloc(no + 1, 8);
+    if (inputs == NULL || outputs == NULL)
+        s = s != NULL ? s : accyrt_status_new(ACCYRT_OUT_OF_MEMORY, "fuzz: out of memory");
+    for (size_t i = 0; s == NULL && i < ni; i++)
+        inputs[i] = (uint64_t)(0x100 + i) << 40;
+    for (size_t i = 0; s == NULL && i < no; i++)
+        outputs[i] = (uint64_t)(0x200 + i) << 40;
+    for (int r = 0; r < 2 && s == NULL; r++)
+        s = accyrt_session_run(session, inputs, ni, outputs, no, NULL);
+    accyrt_session_free(session);
+    free(inputs);
+    free(outputs);
+    return s;
+}
+
+static void run_on_null_device(const accyrt_bundle *b)
+{
+    accyrt_device *d = accyrt_test_null_device();
+    accyrt_status *s = create_and_run_twice(b, d);
+    if (s == NULL)
+        ran++;
     /* a valid bundle runs, unless the device cannot run its target */
     if (s != NULL && accyrt_status_code(s) != ACCYRT_UNSUPPORTED) {
         fprintf(stderr, "fuzz: a bundle that opens fails to run: %s\n",
@@ -437,19 +445,7 @@ static void device_faults(const unsigned char *seed, size_t size)
     }
     for (uint64_t fail_at = 0;; fail_at++) {
         accyrt_device *d = accyrt_test_failing_device(fail_at);
-        accyrt_session *session = NULL;
-        s = accyrt_session_create(b, d, &session);
-        size_t ni = accyrt_bundle_num_arguments(b), no = accyrt_bundle_num_results(b);
-        uint64_t *inputs = calloc(ni + 1, 8), *outputs = calloc(no + 1, 8);
-        for (size_t i = 0; i < ni; i++)
-            inputs[i] = (uint64_t)(0x100 + i) << 40;
-        for (size_t i = 0; i < no; i++)
-            outputs[i] = (uint64_t)(0x200 + i) << 40;
-        for (int r = 0; r < 2 && s == NULL; r++)
-            s = accyrt_session_run(session, inputs, ni, outputs, no, NULL);
-        accyrt_session_free(session);
-        free(inputs);
-        free(outputs);
+        s = create_and_run_twice(b, d);
         int done = s == NULL;
         if (!done && accyrt_status_code(s) != ACCYRT_DEVICE) {
             fprintf(stderr, "fuzz: call %llu failing gave %s\n", (unsigned long long)fail_at,
