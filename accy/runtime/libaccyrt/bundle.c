@@ -486,10 +486,8 @@ static int fail_at(parser *p, const char *format, ...)
     char message[320], place[200];
     va_list args;
     va_start(args, format);
-    int n = vsnprintf(message, sizeof message, format, args);
+    rt_vformat(message, sizeof message, format, args);
     va_end(args);
-    if (n < 0)
-        message[0] = '\0';
     if (p->depth == 0)
         return rt_fail(&p->r, "%s", message);
     return rt_fail(&p->r, "%s: %s", where(p, place, sizeof place), message);

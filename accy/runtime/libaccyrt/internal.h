@@ -17,6 +17,8 @@
 
 accyrt_status *rt_status(accyrt_code code, const char *format, ...) RT_PRINTF(2, 3);
 accyrt_status *rt_vstatus(accyrt_code code, const char *format, va_list args);
+/* `format` printed into `out` (`size` bytes, cut short to fit; "" if it cannot be printed). */
+void rt_vformat(char *out, size_t size, const char *format, va_list args);
 /* `inner` (a device's status, which this frees) with `context: ` in front of its message;
  * its code is kept. */
 accyrt_status *rt_wrap(accyrt_status *inner, const char *format, ...) RT_PRINTF(2, 3);

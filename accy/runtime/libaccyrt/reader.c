@@ -99,10 +99,8 @@ int rt_fail(rt_reader *r, const char *format, ...)
     char message[400];
     va_list args;
     va_start(args, format);
-    int n = vsnprintf(message, sizeof message, format, args);
+    rt_vformat(message, sizeof message, format, args);
     va_end(args);
-    if (n < 0)
-        message[0] = '\0';
     r->error = rt_status(ACCYRT_BAD_BUNDLE, "bundle: %s: %s", r->section, message);
     return -1;
 }

@@ -89,15 +89,19 @@ accyrt_status *rt_status(accyrt_code code, const char *format, ...)
     return s;
 }
 
+void rt_vformat(char *out, size_t size, const char *format, va_list args)
+{
+    if (vsnprintf(out, size, format, args) < 0)
+        out[0] = '\0';
+}
+
 accyrt_status *rt_wrap(accyrt_status *inner, const char *format, ...)
 {
     char context[512];
     va_list args;
     va_start(args, format);
-    int n = vsnprintf(context, sizeof context, format, args);
+    rt_vformat(context, sizeof context, format, args);
     va_end(args);
-    if (n < 0)
-        context[0] = '\0';
     accyrt_code code = inner->code;
     if (code <= ACCYRT_OK || code > ACCYRT_IO)   /* a device's struct is never a bad code, */
         code = ACCYRT_DEVICE;                    /* but a hand-made one might be */
