@@ -40,12 +40,13 @@ user's line), is one `accy: error:` line.
 """
 import argparse
 import math
+import os
 import string
 import sys
 import time
 from importlib import resources
 
-from accy import ir
+from accy import ir, stablehlo
 from accy._core.context import op_statistics
 from accy._core.text import decode_text
 from accy.compiler import STAGES
@@ -239,6 +240,33 @@ RESUMABLE = tuple(s.name for s in STAGES if s.resumes)
 SOURCE_FORMS = "SOURCE is FILE.py:FUNC, package.module:FUNC or an IR text file"
 
 
+def npz_inputs(path, func):
+    """The arrays of an .npz file (`accy run --inputs`) for the arguments of `func`: named
+    arg0, arg1, ... (else taken in the file's order), each of its argument's shape and dtype;
+    a bf16 argument also takes float32 values (npz files hold no bf16), rounded once."""
+    import numpy as np
+    types = [a.type for a in func.regions[0].blocks[0].arguments]
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = [f"arg{i}" for i in range(len(types))]
+            names = names if all(n in data.files for n in names) else data.files
+            arrays = [data[n] for n in names[:len(types)]]
+    except (OSError, ValueError) as e:
+        raise AccyError(f"{path}: not a readable .npz file ({e})") from None
+    if len(arrays) != len(types):
+        raise AccyError(f"{path} holds {len(arrays)} arrays; the function takes {len(types)}")
+    out = []
+    for i, (a, t) in enumerate(zip(arrays, types)):
+        want = ir.numpy_dtype(t.dtype)
+        if t.dtype == "bf16" and a.dtype == np.float32:
+            a = a.astype(want)
+        if tuple(a.shape) != tuple(t.shape) or a.dtype != want:
+            raise AccyError(f"{path}: argument {i} is {t}, the file's array is "
+                            f"{a.dtype}{list(a.shape)}")
+        out.append(a)
+    return out
+
+
 def load_source(source, inputs=True):
     """(name, function or module, example arrays) for a SOURCE argument. An existing file is an
     IR file (a ':' in its path is no FUNC); its arrays are drawn at random only when `inputs`
@@ -270,13 +298,25 @@ def load_source(source, inputs=True):
     return name, fn, list(arrays)
 
 
+def read_module(source):
+    """The tensor-level module of an IR file: StableHLO (pretty or generic form, imported) or
+    accy's own IR text."""
+    text = _read(source)
+    if stablehlo.is_stablehlo(text):
+        return stablehlo.load(text)
+    return ir.parse(text, ir.Context())
+
+
 def _load_ir(source, inputs):
-    module = ir.parse(_read(source), ir.Context())
+    module = read_module(source)
     funcs = [op for op in module.body if op.name == "builtin.func"]
     if len(funcs) != 1:
         raise AccyError(f"{source}: an IR file for accy compile holds one function, got "
                         f"{len(funcs)}")
-    arrays = random_inputs(source, funcs[0]) if inputs else []
+    if isinstance(inputs, str):
+        arrays = npz_inputs(inputs, funcs[0])
+    else:
+        arrays = random_inputs(source, funcs[0]) if inputs else []
     return str(funcs[0].attributes.get("sym_name", "main")), module, arrays
 
 
@@ -406,7 +446,10 @@ def compile_command(args):
         raise AccyError(f"--emit {emit} is not after --from {start}: emit a later stage")
     if start in ("kl", "ptx"):
         return resume_command(args)
-    name, fn, arrays = load_source(args.source, inputs=args.command == "run")
+    inputs = getattr(args, "inputs", None)
+    if inputs is not None and not (os.path.isfile(args.source) or ":" not in args.source):
+        raise AccyError("--inputs is for an IR file; a FILE.py:FUNC gives example_inputs()")
+    name, fn, arrays = load_source(args.source, inputs=inputs or args.command == "run")
     target = args.target
     if target is None and args.command == "run":
         from accy.compiler import target_for
@@ -612,6 +655,12 @@ def _parser():
         else:
             c.add_argument("--device", choices=("cuda", "emulator", "reference"),
                            help="default: a GPU when there is one, else the emulator")
+            c.add_argument("--inputs", metavar="X.npz",
+                           help="an IR file's arguments (arg0, arg1, ...) instead of random ones")
+    m = sub.add_parser("import", help="import a StableHLO file and print its tensor IR")
+    m.add_argument("file", help="StableHLO text (pretty or generic form), or - for standard "
+                                "input")
+    m.add_argument("--generic", action="store_true", help="print MLIR's generic form")
     b = sub.add_parser("batch", help="compile many sources at once into a folder of bundles "
                                      "and a summary.jsonl")
     b.add_argument("sources", nargs="+", metavar="SOURCE",
@@ -649,6 +698,9 @@ def main(argv=None):
             return compile_command(args)
         if args.command == "inspect":
             return inspect_command(args)
+        if args.command == "import":
+            sys.stdout.write(stablehlo.load(_read(args.file)).print(generic=args.generic))
+            return 0
         if args.command == "batch":
             return batch_command(args)
         if args.command == "cache":
