@@ -7,6 +7,7 @@ import concurrent.futures as cf
 import json
 import multiprocessing
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -27,6 +28,10 @@ from cli_helpers import function_ir
 
 X = np.zeros((6, 40), np.float32)       # tracing reads shapes and dtypes only
 ROWS = (1, 2, 3, 4, 5)
+
+
+SOFTMAX_STABLEHLO = (pathlib.Path(__file__).parent / "stablehlo" /
+                     "softmax.generic.mlir").read_text()
 
 
 def _user_bug(t):
@@ -50,6 +55,10 @@ def mixed_jobs():
         ((_user_bug, (X,)), ("KeyError", "test_batch.py:")),
         ("not a job", ("TypeError", "(function, example_args) pair")),
         ((lambda t: ops.sum(t, axis=1), (X,)), None),
+        (accy.Job(module=SOFTMAX_STABLEHLO, name="stablehlo"), None),             # StableHLO
+        (accy.Job(module=SOFTMAX_STABLEHLO.replace('"stablehlo.exponential"',
+                                                   '"stablehlo.fft"')),
+         ("UnsupportedError", "stablehlo.fft is not supported")),
     ] + [((lambda t, r=r: t[:r] * 2, (X,)), None) for r in ROWS]                # in order
 
 

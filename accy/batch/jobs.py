@@ -11,6 +11,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
+from accy import stablehlo
 from accy._core.context import Context, Module
 from accy._core.text import parse
 from accy.compiler import compilation
@@ -21,7 +22,7 @@ from accy.frontend.location import user_line
 @dataclass(frozen=True)
 class Job:
     """One compile: a `function` traced on `args` (their shapes and dtypes), or a `module` (an
-    accy.ir.Module, or its IR text), for `target` (as accy.compile takes it; None: the batch's
+    accy.ir.Module, its IR text, or StableHLO text), for `target` (as accy.compile takes it; None: the batch's
     target, else the module's own). `name` is what reports call it."""
     function: object = None
     args: tuple = ()
@@ -85,7 +86,8 @@ def prepare(job, target):
     t0 = time.perf_counter()
     source = job.function if job.function is not None else job.module
     if isinstance(source, str):
-        source = parse(source, Context())
+        source = stablehlo.load(source) if stablehlo.is_stablehlo(source) else \
+            parse(source, Context())
     elif job.function is None and not isinstance(source, Module):
         raise DTypeError(f"a Job's module is an accy.ir.Module or IR text, got "
                          f"{type(source).__name__}")
