@@ -1,9 +1,12 @@
 """accy.stablehlo: each StableHLO op imported from MLIR's generic form, run on the reference and
 (compiled, no host fallbacks) on the emulator, against numpy; every refused form's error."""
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from child_process import run_bounded
 
 import accy
 from accy import stablehlo
@@ -526,3 +529,39 @@ def test_from_jax_needs_jax_or_imports(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_jax)
     with pytest.raises(UnsupportedError, match="needs jax"):
         accy.from_jax(lambda x: x, np.ones(3, np.float32))
+
+
+# -- the command line ------------------------------------------------------------------------
+def _accy(*args):
+    return run_bounded([sys.executable, "-m", "accy", *args], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+
+
+def test_cli_import_and_run_with_inputs(tmp_path):
+    path = tmp_path / "f.mlir"
+    path.write_text(module(f'%r0 = "stablehlo.sine"(%a0) : ({_type(F)}) -> {_type(F)}',
+                           [F], [F]))
+    r = _accy("import", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "tensor.sin %0 : tensor<3x4xf32>" in r.stdout
+    assert '"tensor.sin"' in _accy("import", str(path), "--generic").stdout
+    x = draw(np.random.default_rng(22), F)
+    np.savez(tmp_path / "x.npz", arg0=x)
+    r = _accy("run", str(path), "--inputs", str(tmp_path / "x.npz"), "--device", "emulator")
+    assert r.returncode == 0, r.stderr
+    assert "# ok: main on emulator" in r.stdout
+    np.savez(tmp_path / "bad.npz", arg0=x.T.copy())
+    r = _accy("run", str(path), "--inputs", str(tmp_path / "bad.npz"))
+    assert r.returncode == 1
+    assert "argument 0 is tensor<3x4xf32>, the file's array is float32[4, 3]" in r.stderr
+
+
+def test_cli_refuses_a_custom_call_with_its_line(tmp_path):
+    path = tmp_path / "c.mlir"
+    path.write_text(module('%r0 = "stablehlo.custom_call"(%a0) <{call_target_name = "foo"}> : '
+                           f'({_type(F)}) -> {_type(F)}', [F], [F]))
+    for command in ("import", "compile"):
+        r = _accy(command, str(path), *(("-o", str(tmp_path)) if command == "compile" else ()))
+        assert r.returncode == 1
+        assert "accy: error: line 4: 'stablehlo.custom_call': custom_call @foo" in r.stderr
+        assert "Traceback" not in r.stderr
