@@ -333,32 +333,32 @@ def test_while_case_if_and_calls_inlined():
     rng = np.random.default_rng(17)
     x = draw(rng, ((4,), "f32"))
     V = ((4,), "f32")
-    body = f'''
-%z = "stablehlo.constant"() <{{value = dense<0> : tensor<i32>}}> : () -> tensor<i32>
-%w:2 = "stablehlo.while"(%z, %a0) ({{
+    body = '''
+%z = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+%w:2 = "stablehlo.while"(%z, %a0) ({
 ^bb0(%k: tensor<i32>, %y: tensor<4xf32>):
-  %n = "stablehlo.constant"() <{{value = dense<3> : tensor<i32>}}> : () -> tensor<i32>
-  %lt = "stablehlo.compare"(%k, %n) <{{comparison_direction = #stablehlo<comparison_direction LT>}}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %n = "stablehlo.constant"() <{value = dense<3> : tensor<i32>}> : () -> tensor<i32>
+  %lt = "stablehlo.compare"(%k, %n) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
   "stablehlo.return"(%lt) : (tensor<i1>) -> ()
-}}, {{
+}, {
 ^bb0(%k: tensor<i32>, %y: tensor<4xf32>):
-  %one = "stablehlo.constant"() <{{value = dense<1> : tensor<i32>}}> : () -> tensor<i32>
+  %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
   %k1 = "stablehlo.add"(%k, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
-  %y1 = "func.call"(%y) <{{callee = @step}}> : (tensor<4xf32>) -> tensor<4xf32>
+  %y1 = "func.call"(%y) <{callee = @step}> : (tensor<4xf32>) -> tensor<4xf32>
   "stablehlo.return"(%k1, %y1) : (tensor<i32>, tensor<4xf32>) -> ()
-}}) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>)
-%r0 = "stablehlo.case"(%a1) ({{
+}) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>)
+%r0 = "stablehlo.case"(%a1) ({
   "stablehlo.return"(%w#1) : (tensor<4xf32>) -> ()
-}}, {{
+}, {
   %neg = "stablehlo.negate"(%a0) : (tensor<4xf32>) -> tensor<4xf32>
   "stablehlo.return"(%neg) : (tensor<4xf32>) -> ()
-}}) : (tensor<i32>) -> tensor<4xf32>
-%r1 = "stablehlo.if"(%a2) ({{
-  %s = "func.call"(%a0) <{{callee = @step}}> : (tensor<4xf32>) -> tensor<4xf32>
+}) : (tensor<i32>) -> tensor<4xf32>
+%r1 = "stablehlo.if"(%a2) ({
+  %s = "func.call"(%a0) <{callee = @step}> : (tensor<4xf32>) -> tensor<4xf32>
   "stablehlo.return"(%s) : (tensor<4xf32>) -> ()
-}}, {{
+}, {
   "stablehlo.return"(%a0) : (tensor<4xf32>) -> ()
-}}) : (tensor<i1>) -> tensor<4xf32>
+}) : (tensor<i1>) -> tensor<4xf32>
 '''
     step = '''  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "step", sym_visibility = "private"}> ({
   ^bb0(%v: tensor<4xf32>):

@@ -10,9 +10,9 @@ import numpy as np
 
 from accy._core.attributes import DenseAttr
 from accy._core.context import Builder, Context, Module
-from accy._core.types import FLOAT_DTYPES, FunctionType, TensorType
+from accy._core.types import FunctionType, TensorType
 from accy.errors import AccyError, ShapeError, TypeError as DTypeError, UnsupportedError
-from accy.stablehlo import forms
+from accy.stablehlo import chlo, forms
 from accy.tensor.build import Emitter, reduce_kind, identity
 
 # StableHLO name -> tensor name, for the ops that map one to one with no attributes
@@ -28,7 +28,6 @@ DIRECT = {**{f"stablehlo.{n}": f"tensor.{n}" for n in SAME},
 # ops whose result type is given, not inferred
 TYPED = {"stablehlo.convert": "tensor.convert", "stablehlo.bitcast_convert": "tensor.bitcast_convert",
          "stablehlo.reshape": "tensor.reshape"}
-TOTAL_ORDER_INT = {"f16": "i16", "bf16": "i16", "f32": "i32", "f64": "i64"}
 
 
 class Importer:
@@ -168,24 +167,9 @@ def _compare(imp, e, op):
     direction = forms.enum(op.attributes["comparison_direction"], "comparison_direction")
     kind = forms.enum(op.attributes.get("compare_type"), "comparison_type")
     if kind == "TOTALORDER":
-        x, y = _total_order_key(e, x), _total_order_key(e, y)
+        x, y = chlo.total_order_key(e, x), chlo.total_order_key(e, y)
         kind = "SIGNED"
     return [e.op("tensor.compare", x, y, comparison_direction=direction, compare_type=kind)]
-
-
-def _total_order_key(e, x):
-    """An integer whose signed order is IEEE's total order of the float x (-NaN < -inf < ... <
-    -0 < +0 < ... < +inf < +NaN): negative floats have their magnitude bits flipped."""
-    dtype = x.type.dtype
-    if dtype not in FLOAT_DTYPES:
-        return x
-    itype = TOTAL_ORDER_INT[dtype]
-    shape = x.type.shape
-    bits = e.op("tensor.bitcast_convert", x, result_type=TensorType(itype, shape))
-    width = int(itype[1:])
-    sign = e.op("tensor.shift_right_arithmetic", bits, e.full(width - 1, itype, shape))
-    magnitude = e.op("tensor.and", sign, e.full((1 << (width - 1)) - 1, itype, shape))
-    return e.op("tensor.xor", bits, magnitude)
 
 
 def _iota(imp, e, op):
@@ -360,41 +344,9 @@ def _call(imp, e, op):
         imp.calls.pop()
 
 
-# chlo ops JAX emits, by decomposition: fn(op, x, one, half) with op(name, *operands)
-def _chlo(build):
-    def rule(imp, e, op):
-        (x,) = imp._operands(op)
-        dtype, shape = x.type.dtype, x.type.shape
-        return [build(lambda name, *args: e.op("tensor." + name, *args), x,
-                      e.full(1, dtype, shape), e.full(0.5, dtype, shape))]
-    return rule
-
-
-def _one_minus_square(o, x, one):
-    return o("multiply", o("subtract", one, x), o("add", one, x))
-
-
-CHLO = {
-    "chlo.erfc": lambda o, x, one, half: o("subtract", one, o("erf", x)),
-    "chlo.sinh": lambda o, x, one, half: o("multiply", half, o(
-        "subtract", o("expm1", x), o("expm1", o("negate", x)))),
-    "chlo.cosh": lambda o, x, one, half: o("multiply", half, o(
-        "add", o("exp", x), o("exp", o("negate", x)))),
-    "chlo.atan": lambda o, x, one, half: o("atan2", x, one),
-    "chlo.asin": lambda o, x, one, half: o("atan2", x, o("sqrt", _one_minus_square(o, x, one))),
-    "chlo.acos": lambda o, x, one, half: o("atan2", o("sqrt", _one_minus_square(o, x, one)), x),
-    "chlo.atanh": lambda o, x, one, half: o("multiply", half, o(
-        "subtract", o("log1p", x), o("log1p", o("negate", x)))),
-}
-
-
-def _is_inf(sign):
-    """chlo.is_inf (sign 0: either infinity), is_pos_inf (1), is_neg_inf (-1)."""
-    def rule(imp, e, op):
-        (x,) = imp._operands(op)
-        inf = e.full(-np.inf if sign < 0 else np.inf, x.type.dtype, x.type.shape)
-        return [e.compare(e.op("tensor.abs", x) if sign == 0 else x, inf, "EQ")]
-    return rule
+def _chlo(rule):
+    return lambda imp, e, op: rule(e, imp._operands(op), op.attributes,
+                                   [_result(op, i) for i in range(len(op.results))])
 
 
 ROWS = {
@@ -408,8 +360,7 @@ ROWS = {
     "stablehlo.scatter": _scatter, "stablehlo.sort": _sort, "stablehlo.while": _while,
     "stablehlo.case": _case, "stablehlo.if": _if, "stablehlo.optimization_barrier": _barrier,
     "func.call": _call, "call": _call,
-    "chlo.is_inf": _is_inf(0), "chlo.is_pos_inf": _is_inf(1), "chlo.is_neg_inf": _is_inf(-1),
-    **{name: _chlo(build) for name, build in CHLO.items()},
+    **{name: _chlo(rule) for name, rule in chlo.RULES.items()},
 }
 SUPPORTED = frozenset(ROWS) | frozenset(DIRECT) | frozenset(TYPED)
 
