@@ -14,7 +14,7 @@ from accy._core.text import attr_text
 from accy._core.types import TEXT_DTYPES, numpy_dtype, round_float
 
 CORPUS = pathlib.Path(__file__).parent / "stablehlo"
-FILES = sorted(CORPUS.glob("*.mlir"))
+FILES = sorted(CORPUS.glob("*.generic.mlir"))    # the pretty NAME.mlir files are not read here
 UINT = {64: np.uint64, 32: np.uint32, 16: np.uint16}
 FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 
