@@ -1,8 +1,10 @@
-"""The StableHLO corpus (tests/stablehlo/, JAX exports printed by MLIR in its generic form;
-tools/stablehlo_corpus.py regenerates it): every file parses as unregistered ops, and accy's
-generic print is MLIR's text re-printed canonically -- values and blocks renumbered in order of
-appearance, locations dropped (accy keeps none), and each literal MLIR spelled decoded here (with
-numpy) and spelled as accy spells that value. Printing is a fixed point in both forms."""
+"""The StableHLO corpus (tests/stablehlo/, JAX exports printed by MLIR; tools/stablehlo_corpus.py
+regenerates it): every generic-form file parses as unregistered ops, and accy's generic print is
+MLIR's text re-printed canonically -- values and blocks renumbered in order of appearance,
+locations dropped (accy keeps none), and each literal MLIR spelled decoded here (with numpy) and
+spelled as accy spells that value. Printing is a fixed point in both forms. Each case also has
+its pretty form and its inputs and JAX's outputs (tests/stablehlo_cases.py), checked here
+against the case's `main`."""
 import pathlib
 import re
 
@@ -13,8 +15,9 @@ from accy.ir import Context, DenseArrayAttr, DenseAttr, TensorType, parse
 from accy._core.text import attr_text
 from accy._core.types import TEXT_DTYPES, numpy_dtype, round_float
 
-CORPUS = pathlib.Path(__file__).parent / "stablehlo"
-FILES = sorted(CORPUS.glob("*.mlir"))
+from stablehlo_cases import CORPUS, load_case, names
+
+FILES = sorted(CORPUS.glob("*.generic.mlir"))    # the pretty NAME.mlir files are not read here
 UINT = {64: np.uint64, 32: np.uint32, 16: np.uint16}
 FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 
@@ -160,3 +163,55 @@ def test_unregistered_ops_keep_properties_and_attributes_apart():
     assert '"func.func"() <{function_type' in generic and "res_attrs = [{jax.result_info" in generic
     assert generic.count("<{") == (CORPUS / "exported.generic.mlir").read_text().count("<{")
     assert isinstance(func.attributes["function_type"].inputs[0], TensorType)
+
+
+# ---- the cases: both forms, inputs and outputs --------------------------------------------------
+
+def test_every_case_has_both_forms_and_its_arrays():
+    files = {p.name for p in CORPUS.iterdir()}
+    located = {name for name in files if ".loc." in name}
+    assert len(names()) >= 20 and "softmax.loc.mlir" in located
+    assert {name.replace(".loc.", ".") for name in located} <= files
+    cases = {f"{name}{suffix}" for name in names() for suffix in (".mlir", ".generic.mlir", ".npz")}
+    assert files == cases | located | {"exported.generic.mlir"}
+
+
+def main_types(generic):
+    module = parse(generic, Context(allow_unregistered=True))
+    main = next(op for op in module.body if op.attributes["sym_name"] == "main")
+    ftype = main.attributes["function_type"]
+    return list(ftype.inputs), list(ftype.results)
+
+
+def assert_arrays_match(types, arrays):
+    assert len(types) == len(arrays)
+    for t, a in zip(types, arrays):
+        assert (tuple(t.shape), numpy_dtype(t.dtype)) == (a.shape, a.dtype)
+
+
+@pytest.mark.parametrize("name", names())
+def test_case_arrays_fit_main_and_are_drawn_sensibly(name):
+    case = load_case(name)
+    inputs, results = main_types(case.generic)
+    assert_arrays_match(inputs, case.inputs)
+    assert_arrays_match(results, case.outputs)
+    for a in case.inputs:
+        assert np.any(a != 0)
+        if a.dtype == bool and a.size > 1:
+            assert not a.all()
+    finite = [np.isfinite(a.astype(np.float64)).all() for a in case.outputs]
+    assert all(finite) if case.finite else not all(finite)
+
+
+@pytest.mark.parametrize("name", names())
+def test_pretty_form_is_jaxs_print_without_locations(name):
+    case = load_case(name)
+    assert case.pretty.startswith("module @jit_") and case.pretty.endswith("}\n")
+    assert "loc(" not in case.pretty and '"func.func"' not in case.pretty
+    assert case.pretty.count("func.func ") == case.generic.count('"func.func"')
+
+
+def test_a_pretty_form_with_locations():
+    text = (CORPUS / "softmax.loc.mlir").read_text()
+    assert "#loc = loc(unknown)" in text and "loc(callsite(" in text
+    assert drop_locations(text) == load_case("softmax").pretty
