@@ -565,3 +565,63 @@ def test_cli_refuses_a_custom_call_with_its_line(tmp_path):
         assert r.returncode == 1
         assert "accy: error: line 4: 'stablehlo.custom_call': custom_call @foo" in r.stderr
         assert "Traceback" not in r.stderr
+
+
+def _digamma(x):
+    h = 1e-5
+    return (math.lgamma(x + h) - math.lgamma(x - h)) / (2 * h)
+
+
+def test_lgamma_and_digamma_both_sides_of_one_half():
+    rng = np.random.default_rng(23)
+    x = np.concatenate([rng.uniform(-4.9, -0.1, 6), rng.uniform(0.1, 12, 6)]).astype(np.float32)
+    x[np.abs(x - np.round(x)) < 0.05] += 0.1                 # away from the poles
+    T = ((12,), "f32")
+    text = module(f'''
+%r0 = "chlo.lgamma"(%a0) : ({_type(T)}) -> {_type(T)}
+%r1 = "chlo.digamma"(%a0) : ({_type(T)}) -> {_type(T)}
+''', [T], [T, T])
+    x64 = x.astype(np.float64)
+    lg = np.array([math.lgamma(v) for v in x64])
+    dg = np.array([_digamma(v) for v in x64])
+    m = stablehlo.load(text)
+    for got in (run(m, x), accy.compile(m).run(x, device="emulator")):
+        for g, w in zip(got, (lg, dg)):
+            # absolute near the zeros of lgamma, relative elsewhere; f32 ops, ~20 of them
+            np.testing.assert_allclose(np.asarray(g, np.float64), w, rtol=2e-5, atol=2e-5)
+
+
+def test_next_after_edges():
+    x = np.array([1.0, 1.0, -1.0, 0.0, -0.0, 2.0, np.nan, 3.0, np.inf, -2.5], np.float32)
+    y = np.array([2.0, 0.0, 0.0, -1.0, 1.0, 2.0, 1.0, np.nan, 0.0, -np.inf], np.float32)
+    T = ((10,), "f32")
+    text = module(f'%r0 = "chlo.next_after"(%a0, %a1) : ({_type(T)}, {_type(T)}) -> '
+                  f'{_type(T)}', [T, T], [T])
+    want = np.nextafter(x, y)
+    m = stablehlo.load(text)
+    for out in (run(m, x, y), accy.compile(m).run(x, y, device="emulator")):
+        (got,) = out if isinstance(out, (tuple, list)) else (out,)
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint32)[~np.isnan(want)],
+                                      want.view(np.uint32)[~np.isnan(want)])
+        assert np.isnan(np.asarray(got)[np.isnan(want)]).all()
+
+
+def test_top_k_ties_take_the_lower_index():
+    x = np.array([[1, 5, 5, 2, 5, -1], [0, -3, 7, 7, 1, 2]], np.float32)
+    text = module('%r:2 = "chlo.top_k"(%a0) <{k = 3 : i64}> : (tensor<2x6xf32>) -> '
+                  '(tensor<2x3xf32>, tensor<2x3xi32>)', [((2, 6), "f32")],
+                  [((2, 3), "f32"), ((2, 3), "i32")], rets=["%r#0", "%r#1"])
+    order = np.argsort(-x, axis=1, kind="stable")[:, :3].astype(np.int32)
+    check(text, [x], [np.take_along_axis(x, order, 1), order])
+
+
+def test_asinh_acosh_large_and_small():
+    x = np.array([-3e20, -5.0, -1e-3, 0.0, 2e-4, 0.5, 7.0, 4e19], np.float32)
+    y = np.array([1.0, 1.5, 3.0, 10.0, 1e5, 1e10, 3e20, 1.0001], np.float32)
+    T = ((8,), "f32")
+    text = module(f'''
+%r0 = "chlo.asinh"(%a0) : ({_type(T)}) -> {_type(T)}
+%r1 = "chlo.acosh"(%a1) : ({_type(T)}) -> {_type(T)}
+''', [T, T], [T, T])
+    check(text, [x, y], [np.arcsinh(x.astype(np.float64)), np.arccosh(y.astype(np.float64))],
+          rtol=2e-6)
