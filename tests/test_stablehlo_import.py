@@ -1,12 +1,15 @@
 """accy.stablehlo: each StableHLO op imported from MLIR's generic form, run on the reference and
 (compiled, no host fallbacks) on the emulator, against numpy; every refused form's error."""
 import math
+import pathlib
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 from child_process import run_bounded
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import accy
 from accy import stablehlo
@@ -625,3 +628,40 @@ def test_asinh_acosh_large_and_small():
 ''', [T, T], [T, T])
     check(text, [x, y], [np.arcsinh(x.astype(np.float64)), np.arccosh(y.astype(np.float64))],
           rtol=2e-6)
+
+
+# -- fuzz: mutated corpus programs import or give an accy error --------------------------------
+CORPUS_TEXTS = [p.read_text() for p in sorted(
+    (pathlib.Path(__file__).parent / "stablehlo").glob("*.generic.mlir"))]
+OP_NAMES = ["add", "reduce", "sort", "gather", "while", "case", "compare", "convert", "slice",
+            "pad", "iota", "if", "dot_general", "scatter", "reduce_window", "select", "negate",
+            "custom_call", "broadcast_in_dim", "dynamic_slice", "optimization_barrier"]
+MUTATIONS = {
+    "number": (r"\b\d+\b", lambda draw: str(draw(st.sampled_from([0, 1, 2, 3, 7, 100, 2**40])))),
+    "attribute": (r"\w+ = [^,}>]+(, )?", lambda draw: ""),
+    "dtype": (r"x(f32|i32|i1|f16|bf16|ui8)>", lambda draw: "x" + draw(st.sampled_from(
+        ["f32", "i32", "i1", "f16", "bf16", "ui8", "f64", "i64"])) + ">"),
+    "op": (r'"stablehlo\.\w+"', lambda draw: f'"stablehlo.{draw(st.sampled_from(OP_NAMES))}"'),
+    "operand": (r"%\w+(#\d+)?(?=[,)])", lambda draw: draw(st.sampled_from(["%arg0", "%0", "%5"]))),
+}
+
+
+@st.composite
+def mutated(draw):
+    text = draw(st.sampled_from(CORPUS_TEXTS))
+    for _ in range(draw(st.integers(1, 3))):
+        pattern, replacement = MUTATIONS[draw(st.sampled_from(sorted(MUTATIONS)))]
+        spans = [m.span() for m in re.finditer(pattern, text)]
+        if spans:
+            a, b = draw(st.sampled_from(spans))
+            text = text[:a] + replacement(draw) + text[b:]
+    return text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_mutated_programs_import_or_raise_an_accy_error(text):
+    try:
+        stablehlo.load(text)
+    except AccyError:
+        pass

@@ -47,6 +47,13 @@ def ints(attr):
     raise UnsupportedError(f"expected a list of integers, got {attr!r}")
 
 
+def _need(attrs, name):
+    value = attrs.get(name)
+    if value is None:
+        raise UnsupportedError(f"needs the attribute {name}")
+    return value
+
+
 # -- gather --------------------------------------------------------------------------------------
 class Refused(UnsupportedError):
     """A form of a supported op that has no tensor op; the importer adds the op and its line."""
@@ -70,12 +77,16 @@ def gather_plan(x_shape, idx_shape, out_shape, attrs):
     """How a StableHLO gather is a tensor.gather: ("take" | "along_axis", axis, indices shape,
     permutation of the take's result into the gather's (or None), slice sizes to cut after)."""
     f = fields(attrs.get("dimension_numbers"), "gather")
-    sizes = ints(attrs["slice_sizes"])
+    sizes = ints(_need(attrs, "slice_sizes"))
     rank = len(x_shape)
+    if len(sizes) != rank:
+        raise Refused(f"slice_sizes {list(sizes)} needs one size per operand dim ({rank})")
     smap, collapsed = f.get("start_index_map", ()), f.get("collapsed_slice_dims", ())
     if len(smap) != 1:
         raise Refused(f"only one indexed dim is supported, start_index_map = {list(smap)}")
     axis = smap[0]
+    if not 0 <= axis < rank:
+        raise Refused(f"start_index_map = {list(smap)} names no operand dim")
     batch = _index_vector(idx_shape, f.get("index_vector_dim", 0))
     obd, ibd = f.get("operand_batching_dims", ()), f.get("start_indices_batching_dims", ())
     if obd or ibd:      # take_along_axis: every other dim is a batch dim of both, in order
@@ -93,8 +104,11 @@ def gather_plan(x_shape, idx_shape, out_shape, attrs):
     take_labels = [("x", d) for d in kept if d < axis] + [("b", i) for i in range(len(batch))] + \
         [("x", d) for d in kept if d > axis]
     offset = f.get("offset_dims", ())
-    if len(offset) != len(kept):
-        raise Refused(f"offset_dims = {list(offset)} must name every kept dim of the operand")
+    out_rank = len(offset) + len(batch)
+    if len(offset) != len(kept) or list(offset) != sorted(set(offset)) or \
+            any(not 0 <= d < out_rank for d in offset) or len(out_shape) != out_rank:
+        raise Refused(f"offset_dims = {list(offset)} must name every kept dim of the operand, "
+                      f"in order, within the result's {len(out_shape)} dims")
     labels, b, k = [], 0, 0
     for pos in range(len(offset) + len(batch)):
         if pos in offset:
@@ -122,10 +136,14 @@ def scatter_plan(x_shape, idx_shape, updates_shape, attrs):
                       f"(inserted_window_dims = {list(inserted)}, scatter_dims_to_operand_dims "
                       f"= {list(smap)})")
     axis = smap[0]
+    if not 0 <= axis < len(x_shape):
+        raise Refused(f"scatter_dims_to_operand_dims = {list(smap)} names no operand dim")
     batch = _index_vector(idx_shape, f.get("index_vector_dim", 0))
     window = f.get("update_window_dims", ())
     kept = _drop(range(len(x_shape)), axis)
-    if len(window) != len(kept) or \
+    if len(window) != len(kept) or list(window) != sorted(set(window)) or \
+            len(updates_shape) != len(window) + len(batch) or \
+            any(not 0 <= w < len(updates_shape) for w in window) or \
             any(updates_shape[w] != x_shape[d] for w, d in zip(window, kept)):
         raise Refused("only scatters of whole windows (update_window_dims covering every other "
                       "operand dim at its full size) are supported")
@@ -140,12 +158,16 @@ def scan_plan(x_shape, attrs):
     """(dimension, reverse) of a reduce_window that is a cumulative scan: one window dim the
     whole axis long, padded by its length - 1 on one side; every stride and dilation 1."""
     rank = len(x_shape)
-    window = ints(attrs["window_dimensions"])
+    window = ints(_need(attrs, "window_dimensions"))
+    if len(window) != rank:
+        raise Refused(f"window_dimensions {list(window)} needs one size per dim ({rank})")
     ones = (1,) * rank
     for name in ("window_strides", "base_dilations", "window_dilations"):
         if name in attrs and ints(attrs[name]) != ones:
             raise Refused(f"only cumulative reduce_windows are supported ({name} must be 1)")
     pad = ints(attrs["padding"]) if "padding" in attrs else (0,) * (2 * rank)
+    if len(pad) != 2 * rank:
+        raise Refused(f"padding needs a (low, high) pair per dim ({rank})")
     pairs = [pad[2 * i:2 * i + 2] for i in range(rank)]
     long = [d for d in range(rank) if window[d] != 1]
     if len(long) == 1:

@@ -37,7 +37,10 @@ class Importer:
         self.functions = {}
         for op in module.body.operations:
             if op.name == "func.func":
-                self.functions[op.attributes["sym_name"]] = op
+                name = op.attributes.get("sym_name")
+                if not isinstance(name, str) or len(op.regions) != 1:
+                    raise UnsupportedError("a func.func needs a sym_name and one region")
+                self.functions[name] = op
         self.line_of = _lines_of_ops(module, lines)
         self.values = {}
         self.calls = []             # the func.call stack (no recursion)
@@ -79,7 +82,7 @@ class Importer:
             self.values[old] = new
         for op in block.operations:
             if op.name in ("func.return", "stablehlo.return", "return"):
-                return [self.values[v] for v in op.operands]
+                return self._operands(op)
             self.op(emitter, op)
         raise UnsupportedError("a block without a terminator")
 
@@ -95,6 +98,9 @@ class Importer:
         line = self.line_of.get(op, "?")
         try:
             rule = ROWS.get(name)
+            if rule is None and len(op.results) != 1:
+                raise UnsupportedError(f"declares {len(op.results)} results, not one")
+            _check_shape(op)
             if rule is None:
                 if name in DIRECT:
                     results = [emitter.op(DIRECT[name], *self._operands(op))]
@@ -117,7 +123,27 @@ class Importer:
             self.values[old] = new
 
     def _operands(self, op):
-        return [self.values[v] for v in op.operands]
+        return [self._value(v) for v in op.operands]
+
+    def _value(self, v):
+        new = self.values.get(v)
+        if new is None:
+            raise UnsupportedError("uses a value before it is defined (or one defined in "
+                                   "another function)")
+        return new
+
+
+def _check_shape(op):
+    """The op has as many operands and regions as its row takes (the parser reads any)."""
+    low, high, regions = ARITY.get(op.name, (0, None, 0))
+    n = len(op.operands)
+    if n < low or (high is not None and n > high):
+        want = f"{low}" if low == high else f"{low} or more" if high is None else \
+            f"{low} to {high}"
+        raise UnsupportedError(f"takes {want} operands, got {n}")
+    if len(op.regions) != regions and not (regions is None and op.regions):
+        raise UnsupportedError(f"takes {regions if regions is not None else 'one or more'} "
+                               f"regions, got {len(op.regions)}")
 
 
 def _plain(e):
@@ -139,19 +165,32 @@ def _tensor_type(t, what):
 
 
 def _result(op, i=0):
+    if i >= len(op.results):
+        raise UnsupportedError(f"declares {len(op.results)} results, needs {i + 1}")
     return _tensor_type(op.results[i].type, "result")
 
 
 # -- rows: fn(importer, emitter, op) -> result values --------------------------------------------
-def _int(op, name, default=None):
-    a = op.attributes.get(name, default)
-    if a is None:
+_REQUIRED = object()
+
+
+def _need(op, name):
+    value = op.attributes.get(name)
+    if value is None:
         raise UnsupportedError(f"needs the attribute {name}")
-    return int(getattr(a, "value", a))
+    return value
 
 
-def _attr_ints(op, name, default=None):
-    a = op.attributes.get(name)
+def _int(op, name, default=_REQUIRED):
+    a = _need(op, name) if default is _REQUIRED else op.attributes.get(name, default)
+    a = getattr(a, "value", a)
+    if type(a) is not int:
+        raise UnsupportedError(f"the attribute {name} must be an integer, got {a!r}")
+    return a
+
+
+def _attr_ints(op, name, default=_REQUIRED):
+    a = _need(op, name) if default is _REQUIRED else op.attributes.get(name)
     return default if a is None else forms.ints(a)
 
 
@@ -164,7 +203,7 @@ def _constant(imp, e, op):
 
 def _compare(imp, e, op):
     x, y = imp._operands(op)
-    direction = forms.enum(op.attributes["comparison_direction"], "comparison_direction")
+    direction = forms.enum(_need(op, "comparison_direction"), "comparison_direction")
     kind = forms.enum(op.attributes.get("compare_type"), "comparison_type")
     if kind == "TOTALORDER":
         x, y = chlo.total_order_key(e, x), chlo.total_order_key(e, y)
@@ -192,7 +231,7 @@ def _slice(imp, e, op):
     (x,) = imp._operands(op)
     return [e.op("tensor.slice", x, start_indices=_attr_ints(op, "start_indices"),
                  limit_indices=_attr_ints(op, "limit_indices"),
-                 strides=_attr_ints(op, "strides"))]
+                 strides=_attr_ints(op, "strides", None))]
 
 
 def _concatenate(imp, e, op):
@@ -204,7 +243,7 @@ def _pad(imp, e, op):
     x, value = imp._operands(op)
     return [e.op("tensor.pad", x, value, edge_padding_low=_attr_ints(op, "edge_padding_low"),
                  edge_padding_high=_attr_ints(op, "edge_padding_high"),
-                 interior_padding=_attr_ints(op, "interior_padding"))]
+                 interior_padding=_attr_ints(op, "interior_padding", None))]
 
 
 def _reverse(imp, e, op):
@@ -223,7 +262,7 @@ def _dynamic_update_slice(imp, e, op):
 
 def _dot_general(imp, e, op):
     lhs, rhs = imp._operands(op)
-    dims = forms.fields(op.attributes["dot_dimension_numbers"], "dot")
+    dims = forms.fields(_need(op, "dot_dimension_numbers"), "dot")
     for name in ("algorithm",):
         if name in op.attributes:
             raise forms.Refused(f"dot_general's {name} is not supported")
@@ -331,15 +370,21 @@ def _barrier(imp, e, op):
 
 
 def _call(imp, e, op):
-    callee = op.attributes["callee"].name
+    callee = getattr(_need(op, "callee"), "name", None)
     func = imp.functions.get(callee)
     if func is None or func.regions[0].entry is None:
         raise UnsupportedError(f"calls @{callee}, which the module does not define")
     if callee in imp.calls:
         raise UnsupportedError(f"@{callee} calls itself (recursion cannot be inlined)")
+    entry = func.regions[0].entry
+    operands = imp._operands(op)
+    if [a.type for a in entry.arguments] != [v.type for v in operands]:
+        raise UnsupportedError(f"passes ({', '.join(str(v.type) for v in operands)}) to "
+                               f"@{callee}, which takes "
+                               f"({', '.join(str(a.type) for a in entry.arguments)})")
     imp.calls.append(callee)
     try:
-        return imp.block(e, func.regions[0].entry, imp._operands(op))
+        return imp.block(e, entry, operands)
     finally:
         imp.calls.pop()
 
@@ -361,6 +406,25 @@ ROWS = {
     "stablehlo.case": _case, "stablehlo.if": _if, "stablehlo.optimization_barrier": _barrier,
     "func.call": _call, "call": _call,
     **{name: _chlo(rule) for name, rule in chlo.RULES.items()},
+}
+_BINARY = {f"stablehlo.{n}" for n in SAME[:SAME.index("negate")]}
+# name -> (fewest operands, most (None: any), regions (None: one or more)); the rest take 0
+# to any operands and no region (constant, iota, barrier, func.call check their own)
+ARITY = {
+    **{name: (2, 2, 0) if name in _BINARY else (1, 1, 0) for name in DIRECT},
+    "stablehlo.select": (3, 3, 0), "stablehlo.clamp": (3, 3, 0),
+    **{name: (1, 1, 0) for name in TYPED},
+    **{name: (1, 1, 0) for name in chlo.RULES}, "chlo.next_after": (2, 2, 0),
+    "stablehlo.constant": (0, 0, 0), "stablehlo.iota": (0, 0, 0),
+    "stablehlo.compare": (2, 2, 0), "stablehlo.broadcast_in_dim": (1, 1, 0),
+    "stablehlo.transpose": (1, 1, 0), "stablehlo.slice": (1, 1, 0),
+    "stablehlo.concatenate": (1, None, 0), "stablehlo.pad": (2, 2, 0),
+    "stablehlo.reverse": (1, 1, 0), "stablehlo.dynamic_slice": (1, None, 0),
+    "stablehlo.dynamic_update_slice": (2, None, 0), "stablehlo.dot_general": (2, 2, 0),
+    "stablehlo.dot": (2, 2, 0), "stablehlo.reduce": (2, None, 1),
+    "stablehlo.reduce_window": (2, None, 1), "stablehlo.gather": (2, 2, 0),
+    "stablehlo.scatter": (3, None, 1), "stablehlo.sort": (1, None, 1),
+    "stablehlo.while": (1, None, 2), "stablehlo.case": (1, 1, None), "stablehlo.if": (1, 1, 2),
 }
 SUPPORTED = frozenset(ROWS) | frozenset(DIRECT) | frozenset(TYPED)
 
