@@ -1,5 +1,6 @@
 """The README's tour runs as written; the `accy` command's main job and `opt` work and fail
-cleanly; the IR benchmark still runs (tiny size, accy only: speed targets live in the bench)."""
+cleanly; the IR, pass and compile benchmarks still run (tiny sizes, accy only: speed targets
+live in the benches)."""
 import os
 import re
 import subprocess
@@ -84,6 +85,49 @@ def test_pass_benchmark_runs_small():
     assert r.returncode == 0, r.stderr
     for case in ("canonicalize (i32)", "cse (dup)", "dce (dead)", "cache hit (Cython)"):
         assert case in r.stdout
+
+
+def test_compile_benchmark_runs_small():
+    """bench/compile.py at tiny shapes without peers: every workload compiles to kernels, its
+    stages add up to its total, and MISSED marks exactly the numbers past their targets."""
+    r = run_bounded([sys.executable, os.path.join(ROOT, "bench", "compile.py"), "--small",
+                     "--repeats", "1", "--no-peers"], capture_output=True, text=True,
+                    env={**os.environ, "PYTHONPATH": ROOT})
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    lines = r.stdout.splitlines()
+    head = [c.strip() for c in lines[lines.index("") + 2].split("|")]
+    assert head[:9] == ["workload", "kernels", "ops", "accy", "trace", "canonicalize", "plan",
+                        "kernelize", "emit"]
+    rows = {}
+    for line in lines[lines.index("") + 4:]:
+        if not line.strip():
+            break
+        cells = [c.strip() for c in line.split("|")]
+        rows[cells[0]] = dict(zip(head, cells))
+    assert list(rows) == ["add", "softmax", "layer_norm", "rms_norm", "gelu_bias", "column_sum",
+                          "cumsum", "transpose", "matmul", "attention"]
+    missed = set()
+    for name, row in rows.items():
+        assert int(row["kernels"]) >= 1 and int(row["ops"]) >= 1
+        assert row["ratio"] == "-" and row["Triton"] == "-"
+        total = float(row["accy"].split()[0])
+        stages = sum(float(row[s]) for s in ("trace", "canonicalize", "plan", "kernelize",
+                                             "emit"))
+        assert 0.8 * total <= stages <= total + 0.03, (name, row)
+        limit = 3.0 if name in ("matmul", "attention") else 1.0
+        # (column, value as printed, target, half the printed rounding step)
+        for column, value, target, step in (
+                ("accy", total, limit, 0.005),
+                ("trace/op", float(row["trace/op"].split()[0]), 8.0, 0.05),
+                ("plan/op", float(row["plan/op"].split()[0]), 8.0, 0.05)):
+            marked = row[column].endswith("MISSED")
+            if marked:
+                missed.add(name)
+            if abs(value - target) > step:      # else rounding hides which side it fell on
+                assert marked == (value > target), (name, column, row)
+    last = lines[-1]
+    assert (last == "all met") == (not missed) and (r.returncode == 1) == bool(missed)
+    assert {name for name in rows if f"{name} (" in last} == missed
 
 
 def test_opt_prints_the_plans(tmp_path):
