@@ -14,7 +14,7 @@ from accy._core.attributes import DenseAttr, DictAttr, FloatAttr
 from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUTATIVE,
                                  ELEMENTWISE, SAME_OPERANDS_AND_RESULT_TYPE, TERMINATOR,
                                  SINGLE_BLOCK, CONSTANT)
-from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
+from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.folds import fold_for
 from accy.tensor.patterns import PATTERNS
@@ -175,7 +175,7 @@ def _bitcast_convert(ins, attrs, outs):
 
 def bit_width(dtype):
     """The bits of one element of `dtype` (i1: 1)."""
-    return 1 if dtype == "i1" else 8 * numpy_dtype(dtype).itemsize
+    return DTYPES[dtype][1]
 
 
 def _constant(ins, attrs, outs):
