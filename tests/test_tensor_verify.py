@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import accy._core.context as core
 import accy.tensor  # noqa: F401  (registers the tensor dialect before any Context sees it)
 from accy._core.registry import DIALECTS
 from accy._core.types import DTYPES, FLOAT_DTYPES, numpy_dtype
@@ -959,3 +960,96 @@ def test_a_low_precision_attention_takes_an_f32_mask():
     """C41: a mask may have the compute dtype (f32 for f16/bf16), so -1e9 stays finite."""
     m, e, (q, mask) = build_module(["1x2x4x8xf16", "1x1x4x4xf32"])
     finish(m, e, [e.op("tensor.attention", q, q, q, mask, scale=0.5)])
+
+
+# ---- the rules answer each question once; the Emitter checks attributes once ---------------
+
+def test_emitter_checks_each_attribute_once(monkeypatch):
+    """The builder checks the attributes and hands them to the Emitter's rule: one check of each
+    value per op, not one in the Emitter and another in the builder."""
+    m, e, (x,) = build_module(["2x3x4xf32"])
+    seen = []
+    check = core.check_attribute
+    monkeypatch.setattr(core, "check_attribute", lambda v: seen.append(v) or check(v))
+    y = e.op("tensor.transpose", x, permutation=[2, 0, 1])   # a list: checked into a tuple
+    z = e.op("tensor.slice", y, start_indices=(0, 0, 1), limit_indices=(4, 2, 3))
+    assert seen == [[2, 0, 1], (0, 0, 1), (4, 2, 3)]
+    assert y.owner.attributes["permutation"] == (2, 0, 1)
+    assert z.type == TensorType("f32", (4, 2, 2))
+    finish(m, e, [z])
+
+
+def test_builder_infer_hook_sees_checked_attributes_and_makes_nothing_on_error():
+    m, e, (x,) = build_module(["3x4xf32"])
+    b, ctx = e.builder, m.context
+    seen = []
+    op = b.create("tensor.transpose", [x], attributes={"permutation": [1, 0]},
+                  infer=lambda attrs: seen.append(dict(attrs)) or (TensorType("f32", (4, 3)),))
+    assert seen == [{"permutation": (1, 0)}] and op.result_types == (TensorType("f32", (4, 3)),)
+    before = ctx.num_operations
+
+    def refuse(attrs):
+        raise ShapeError("no")
+    with pytest.raises(ShapeError, match="no"):
+        b.create("tensor.transpose", [x], attributes={"permutation": (1, 0)}, infer=refuse)
+    with pytest.raises(TypeError, match="not both"):
+        b.create("tensor.negate", [x], [x.type], infer=lambda attrs: (x.type,))
+    assert ctx.num_operations == before
+
+
+@pytest.mark.parametrize("name,good,bad", [
+    ("tensor.iota", {"iota_dimension": 1}, {"iota_dimension": True}),
+    ("tensor.scan", {"dimension": 0, "exclusive": True}, {"dimension": 0, "exclusive": 1}),
+    ("tensor.transpose", {"permutation": (1, 0)}, {"permutation": (True, False)}),
+])
+def test_cached_rule_tells_equal_values_of_other_types_apart(name, good, bad):
+    """True == 1 and hash alike; a rule that refuses a bool for an int (or an int for a bool)
+    still refuses it after answering the other."""
+    rule = accy.tensor.dialect.RULES[name]
+    t = TensorType("i32", (3, 4))
+    ins, outs = {"tensor.iota": ((), (t,)), "tensor.scan": ((t, TensorType("i32", ())), None),
+                 "tensor.transpose": ((t,), None)}[name]
+    for _ in range(2):
+        assert rule(ins, good, outs) == rule.__wrapped__(ins, good, outs)
+        with pytest.raises(ShapeError):
+            rule(ins, bad, outs)
+
+
+def test_cached_rule_answers_as_the_rule_and_raises_each_time(monkeypatch):
+    monkeypatch.setattr(accy.tensor.dialect, "_RESULTS", {})
+    rules, f32 = accy.tensor.dialect.RULES, TensorType("f32", (2, 3))
+    questions = [
+        ("tensor.add", (f32, f32), {}, None),
+        ("tensor.reduce", (f32, TensorType("f32", ())), {"dimensions": (1,)}, None),
+        ("tensor.broadcast_in_dim", (TensorType("f32", (3,)),), {"broadcast_dimensions": (1,)},
+         (f32,)),
+        ("tensor.compare", (f32, f32), {"comparison_direction": "LT"}, None),
+    ]
+    for _ in range(2):
+        for name, ins, attrs, outs in questions:
+            # the verifier lists attributes in its own order: the answer is the same
+            for order in (attrs, dict(reversed(list(attrs.items())))):
+                assert rules[name](ins, order, outs) == rules[name].__wrapped__(ins, attrs, outs)
+    assert len(accy.tensor.dialect._RESULTS) == len(questions)
+    for _ in range(2):
+        with pytest.raises(ShapeError, match="C32"):
+            rules["tensor.reduce"]((f32, TensorType("f32", ())), {"dimensions": (2,)}, None)
+    assert len(accy.tensor.dialect._RESULTS) == len(questions)
+
+
+def test_rule_cache_is_bounded_and_skips_constants_and_long_text(monkeypatch):
+    monkeypatch.setattr(accy.tensor.dialect, "_RESULTS", {})
+    monkeypatch.setattr(accy.tensor.dialect, "MAX_CACHED_RESULTS", 4)
+    rules = accy.tensor.dialect.RULES
+    for n in range(1, 11):
+        t = TensorType("f32", (n,))
+        assert rules["tensor.negate"]((t,), {}, None) == (t,)
+        assert len(accy.tensor.dialect._RESULTS) <= 4
+    accy.tensor.dialect._RESULTS.clear()
+    value = DenseAttr(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert rules["tensor.constant"]((), {"value": value}, None) == (TensorType("f32", (2, 3)),)
+    ptx = ".visible .entry k(.param .u64 a, .param .u64 b)\n{\n" + "  ret;\n" * 100 + "}"
+    t = TensorType("f32", (4,))
+    assert rules["tensor.kernel_call"]((t,), {"ptx": ptx, "kernel": "k", "grid": (1, 1, 1),
+                                             "block": (32, 1, 1)}, (t,)) == (t,)
+    assert accy.tensor.dialect._RESULTS == {}

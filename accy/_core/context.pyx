@@ -1967,10 +1967,14 @@ cdef class Builder:
         insert_op(self.context, o, self.block, self.before)
         return op
 
-    def create(self, str name, operands=(), result_types=None, attributes=None, regions=None):
+    def create(self, str name, operands=(), result_types=None, attributes=None, regions=None,
+               infer=None):
         """Create op `name`. Result types are inferred from the registry when not given;
         `regions` defaults to the registered count (0 for unregistered ops). An unregistered op
-        given a PropertyDict keeps which attributes are its properties."""
+        given a PropertyDict keeps which attributes are its properties. `infer`, instead of
+        `result_types`, is called with the checked attributes (a dict) before the op is made
+        and gives its result types: a dialect's builder checks the op's rule there, on the
+        attributes as the op will hold them, without checking them a second time."""
         cdef Context c = self.context
         cdef int32_t nid = c.name_id(name)
         cdef NameRec* row = c.names + nid
@@ -1995,7 +1999,13 @@ cdef class Builder:
                 attributes = PropertyDict(attributes, (<object>given).properties)
         else:
             attributes = None
-        if result_types is None:
+        if infer is not None:
+            if result_types is not None:
+                raise TypeError("give result_types or infer, not both")
+            result_types = infer(attributes if attributes is not None else {})
+            for i in range(n):           # the hook may have changed the IR
+                ops[i] = value_id(c, operands[i])
+        elif result_types is None:
             result_types = infer_result_types(c, nid, ops, n, attributes)
             for i in range(n):           # an inference hook may have changed the IR
                 ops[i] = value_id(c, operands[i])

@@ -4,6 +4,7 @@ A Context interns each distinct type to a small integer for its records, so type
 inside the core and by value outside of it. New type kinds (the kernel language's pointer and
 register types) subclass `Type` and register a text keyword with `register_type_kind`.
 """
+import functools
 import operator
 import re
 
@@ -11,17 +12,13 @@ import numpy as np
 
 from accy.errors import ShapeError
 
-try:
-    import ml_dtypes
-except ImportError:  # pragma: no cover - ml_dtypes is a hard dependency; keep the error clear
-    ml_dtypes = None
-
 # dtype name -> (numpy dtype, bit width)
 DTYPES = {
     "f64": ("float64", 64), "f32": ("float32", 32), "f16": ("float16", 16), "bf16": ("bfloat16", 16),
     "i64": ("int64", 64), "i32": ("int32", 32), "i16": ("int16", 16), "i8": ("int8", 8),
     "u8": ("uint8", 8), "i1": ("bool", 1),
 }
+_BY_NUMPY_NAME = {numpy_name: name for name, (numpy_name, _) in DTYPES.items()}
 # How dtypes are spelled in text where the spelling differs from the name: MLIR's, so that text
 # passing through accy stays MLIR's (`u8` is still read, as accy's older spelling).
 TEXT_NAMES = {"u8": "ui8"}
@@ -36,13 +33,23 @@ FLOAT_DTYPES = frozenset(("f64", "f32", "f16", "bf16"))
 INT_DTYPES = frozenset(("i64", "i32", "i16", "i8", "u8"))
 
 
+@functools.cache
+def ml_dtypes():
+    """The ml_dtypes module (bf16's numpy dtype), imported on first need: its import registers
+    tens of thousands of ufunc loops and promoters (0.7.0: about half a second), which a process
+    that never touches bf16 should not pay."""
+    try:
+        import ml_dtypes as module
+    except ImportError:  # pragma: no cover - a hard dependency; keep the error clear
+        raise ImportError("bf16 needs the ml_dtypes package") from None
+    return module
+
+
 def numpy_dtype(dtype):
     """The numpy dtype that stores elements of an accy dtype."""
     name = DTYPES[dtype][0]
     if name == "bfloat16":
-        if ml_dtypes is None:
-            raise ImportError("bf16 needs the ml_dtypes package")
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(ml_dtypes().bfloat16)
     return np.dtype(name)
 
 
@@ -66,9 +73,11 @@ def round_float(x, dtype):
 def dtype_of_numpy(np_dtype):
     """The accy dtype name for a numpy dtype, or ValueError."""
     np_dtype = np.dtype(np_dtype)
-    for name in DTYPES:
-        if numpy_dtype(name) == np_dtype:
-            return name
+    # By name first, so that only a bfloat16 array loads ml_dtypes; equality then rules out
+    # another byte order or another package's dtype of the same name.
+    name = _BY_NUMPY_NAME.get(np_dtype.name)
+    if name is not None and numpy_dtype(name) == np_dtype:
+        return name
     raise ValueError(f"numpy dtype {np_dtype} has no accy dtype")
 
 

@@ -36,12 +36,6 @@ def is_splat_of(attr, value):
 _FOLDABLE = INT_DTYPES | FLOAT_DTYPES
 
 
-def _bits_by_dtype(value, dtypes):
-    if value is None:
-        return {}
-    return {d: np.asarray(value, numpy_dtype(d)).tobytes() for d in dtypes}
-
-
 @dataclass(frozen=True)
 class BinaryFold:
     """A fold for an op `r = f(a, b)` on same-typed tensors.
@@ -65,15 +59,26 @@ class BinaryFold:
     constants_only = True       # the driver calls it only with a constant or repeated operand
 
     def __post_init__(self):
-        ints, floats = sorted(INT_DTYPES), sorted(FLOAT_DTYPES)
-        table = {}
-        for name, value, dtypes in (("right", self.right_identity, ints),
-                                    ("right", self.float_right_identity, floats),
-                                    ("left", self.left_identity, ints),
-                                    ("left", self.float_left_identity, floats),
-                                    ("absorbing", self.int_absorbing, ints)):
-            table.setdefault(name, {}).update(_bits_by_dtype(value, dtypes))
-        object.__setattr__(self, "_bits", table)
+        values = {}
+        for name, value, dtypes in (("right", self.right_identity, INT_DTYPES),
+                                    ("right", self.float_right_identity, FLOAT_DTYPES),
+                                    ("left", self.left_identity, INT_DTYPES),
+                                    ("left", self.float_left_identity, FLOAT_DTYPES),
+                                    ("absorbing", self.int_absorbing, INT_DTYPES)):
+            if value is not None:
+                values.update({(name, d): value for d in dtypes})
+        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_bits", {})
+
+    def _bits_of(self, name, dtype):
+        """The bytes of identity `name` ("right", "left", "absorbing") in `dtype`, or None;
+        made on first use, so that bf16's (ml_dtypes) is made only when bf16 is folded."""
+        key = (name, dtype)
+        if key not in self._bits:
+            value = self._values.get(key)
+            self._bits[key] = None if value is None else \
+                np.asarray(value, numpy_dtype(dtype)).tobytes()
+        return self._bits[key]
 
     def __call__(self, op, constants):
         ca, cb = constants
@@ -95,9 +100,9 @@ class BinaryFold:
         for const, identity, other in ((cb, "right", 0), (ca, "left", 1)):
             s = splat_bits(const) if const is not None else None
             if s is not None:
-                if s == self._bits[identity].get(dtype):
+                if s == self._bits_of(identity, dtype):
                     return (op.operands[other],)
-                if s == self._bits["absorbing"].get(dtype):
+                if s == self._bits_of("absorbing", dtype):
                     return (op.operands[1 - other],)
         a, b = op.operands
         if a == b:

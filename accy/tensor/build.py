@@ -7,7 +7,7 @@ every op is checked by its rule when it is created, not only when the module is 
 """
 import numpy as np
 
-from accy._core.attributes import DenseAttr, check_attribute
+from accy._core.attributes import DenseAttr
 from accy._core.context import Block, Builder, Context
 from accy._core.types import FLOAT_DTYPES, TensorType, numpy_dtype, round_float
 from accy.errors import ShapeError, TypeError as DTypeError
@@ -49,13 +49,14 @@ class Emitter:
 
     def ops(self, name, operands, result_types_=None, attributes=None, regions=None):
         attributes = {k: v for k, v in (attributes or {}).items() if v is not None}
-        checked = {k: check_attribute(v) for k, v in attributes.items()}
-        try:
-            outs = result_types(name, [v.type for v in operands], checked, result_types_)
-        except (ShapeError, DTypeError) as e:
-            raise type(e)(f"'{name}' {e}") from None
-        op = self.builder.create(name, list(operands), outs, checked, regions)
-        return op.results
+        operands = list(operands)
+
+        def rule(checked):              # the builder checks the attributes, once, then asks
+            try:
+                return result_types(name, [v.type for v in operands], checked, result_types_)
+            except (ShapeError, DTypeError) as e:
+                raise type(e)(f"'{name}' {e}") from None
+        return self.builder.create(name, operands, None, attributes, regions, infer=rule).results
 
     # -- conveniences ------------------------------------------------------------------------
     def constant(self, value, dtype):

@@ -14,7 +14,7 @@ from accy._core.attributes import DenseAttr, DictAttr, FloatAttr
 from accy._core.registry import (OpDef, VARIADIC, register_dialect, PURE, COMMUTATIVE,
                                  ELEMENTWISE, SAME_OPERANDS_AND_RESULT_TYPE, TERMINATOR,
                                  SINGLE_BLOCK, CONSTANT)
-from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType, numpy_dtype
+from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, TensorType
 from accy.errors import ShapeError, TypeError as DTypeError
 from accy.tensor.folds import fold_for
 from accy.tensor.patterns import PATTERNS
@@ -175,7 +175,7 @@ def _bitcast_convert(ins, attrs, outs):
 
 def bit_width(dtype):
     """The bits of one element of `dtype` (i1: 1)."""
-    return 1 if dtype == "i1" else 8 * numpy_dtype(dtype).itemsize
+    return DTYPES[dtype][1]
 
 
 def _constant(ins, attrs, outs):
@@ -674,11 +674,54 @@ def _verifier(rule, infers, regions):
 RULES = {}      # op name -> rule(in_types, attrs, out_types) -> result types
 INFERS = set()  # ops whose result types follow from operands and attributes alone
 
+# (op name, in types, attributes key, out types) -> result types, of rules that passed: a rule
+# is a pure function of its arguments, and the builder, the verifier and each trace of the
+# same shapes ask it the same questions. Cleared when full.
+_RESULTS = {}
+MAX_CACHED_RESULTS = 1 << 14
+# attribute values a key holds as they are: small, immutable, and equal only when the rule
+# cannot tell them apart (a tuple is keyed only when all of its items are ints)
+_KEYED = frozenset({bool, int, str, tuple, FloatAttr, TensorType})
+MAX_KEYED_TEXT = 256        # longer strings (a kernel_call's PTX) are not kept alive by a key
+
+
+def _attributes_key(attrs):
+    """A hashable key for `attrs` that tells apart what the rules tell apart (True from 1: the
+    value's type is in it), or None when a value is of another kind (a dense constant, a
+    dictionary) or large: such ops are not cached."""
+    key = []
+    for name, value in attrs.items():
+        kind = type(value)
+        if kind not in _KEYED or kind is tuple and not all(type(v) is int for v in value) \
+                or kind is str and len(value) > MAX_KEYED_TEXT:
+            return None
+        key.append((name, kind, value))
+    return frozenset(key)           # the verifier's copy may list them in another order
+
+
+def _cached(name, rule):
+    """`rule` answering each question once: its result types by (in types, attributes, out
+    types); errors are not cached (each call raises afresh)."""
+    def cached(ins, attrs, outs):
+        akey = _attributes_key(attrs) if attrs else ()
+        if akey is None:
+            return tuple(rule(ins, attrs, outs))
+        key = (name, tuple(ins), akey, None if outs is None else tuple(outs))
+        found = _RESULTS.get(key)
+        if found is None:
+            found = tuple(rule(ins, attrs, outs))
+            if len(_RESULTS) >= MAX_CACHED_RESULTS:
+                _RESULTS.clear()
+            _RESULTS[key] = found
+        return found
+    cached.__wrapped__ = rule
+    return cached
+
 
 def _row(name, operands, rule, results=1, infers=True, traits=PURE, attributes=None,
          regions=0, region_check=None):
     full = "tensor." + name
-    RULES[full] = rule
+    rule = RULES[full] = _cached(full, rule)
     fold = fold_for(name, bool(traits & ELEMENTWISE)) if results == 1 else None
     if infers:
         INFERS.add(full)
@@ -763,4 +806,4 @@ register_dialect("tensor", _rows())
 
 def result_types(name, in_types, attrs, out_types=None):
     """The result types of op `name` (checked), as the verifier will see them."""
-    return tuple(RULES[name](tuple(in_types), attrs, out_types))
+    return RULES[name](tuple(in_types), attrs, out_types)

@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE, _BF16
+from accy.runtime.emulator.machine import KernelFault, VIEW, SIGNED, STORAGE
 from accy.runtime.emulator.memory import LaneFault, LOCAL_WINDOW, MemoryFault, SHARED_WINDOW, \
     WINDOW_SIZE
 from accy.runtime.emulator.ptx import Imm, PredPair, PtxError, Selected, Vector, TYPE_BYTES
@@ -98,15 +98,15 @@ def _mode(ins, allowed=FROUND, default="rn"):
     return modes[0] if modes else default
 
 
-_TINY = {np.dtype(np.float32): np.float32(2.0 ** -126), np.dtype(np.float16): np.float16(2.0 ** -14),
-         np.dtype(np.float64): np.float64(2.0 ** -1022)}
-if _BF16 is not None:
-    _TINY[_BF16] = np.array(2.0 ** -126).astype(_BF16)
+# Smallest normal by numpy dtype name (by name: bf16's dtype is loaded only with bf16 code);
+# exact in its type, so comparing an array with it converts it exactly.
+_TINY = {"float32": 2.0 ** -126, "float16": 2.0 ** -14, "float64": 2.0 ** -1022,
+         "bfloat16": 2.0 ** -126}
 
 
 def _ftz(x):
     """Flush subnormals of x's float type to zero, keeping the sign."""
-    tiny = _TINY[x.dtype]
+    tiny = _TINY[x.dtype.name]
     with np.errstate(invalid="ignore"):
         sub = (np.abs(x) < tiny) & (x != 0)
     if not sub.any():
@@ -121,14 +121,12 @@ def _sat(x):
                         np.where(x > 0, x, np.zeros((), x.dtype))).astype(x.dtype)
 
 
-_CANON = {np.dtype(np.float32): np.uint32(0x7FFFFFFF), np.dtype(np.float16): np.uint16(0x7FFF),
-          np.dtype(np.float64): np.uint64(0x7FFFFFFFFFFFFFFF)}
-if _BF16 is not None:
-    _CANON[_BF16] = np.uint16(0x7FFF)
+_CANON = {"float32": np.uint32(0x7FFFFFFF), "float16": np.uint16(0x7FFF),
+          "float64": np.uint64(0x7FFFFFFFFFFFFFFF), "bfloat16": np.uint16(0x7FFF)}
 
 
 def _canonical_nan(dtype):
-    return np.array(_CANON[np.dtype(dtype)]).view(dtype)
+    return np.array(_CANON[np.dtype(dtype).name]).view(dtype)
 
 
 def _relu(x):
@@ -1307,8 +1305,8 @@ def _testp(ins, m):
             ax = np.abs(x)
             out = {"finite": lambda: np.isfinite(x), "infinite": lambda: np.isinf(x),
                    "number": lambda: ~np.isnan(x), "notanumber": lambda: np.isnan(x),
-                   "normal": lambda: np.isfinite(x) & (ax >= _TINY[x.dtype]),
-                   "subnormal": lambda: (ax < _TINY[x.dtype]) & (x != 0)}[kind]()
+                   "normal": lambda: np.isfinite(x) & (ax >= _TINY[x.dtype.name]),
+                   "subnormal": lambda: (ax < _TINY[x.dtype.name]) & (x != 0)}[kind]()
         m.write(d, out, "pred", r)
     return run
 
@@ -1806,8 +1804,9 @@ def _tf32(x, mode, satfinite=False, relu=False):
     return out.astype(np.float32)
 
 
-_FLOAT_MAX = {"f16": 65504.0, "bf16": float(np.array(0x7F7F, np.uint16).view(_BF16)) if _BF16
-              else 0.0, "f32": float(np.finfo(np.float32).max), "f64": float(np.finfo(np.float64).max)}
+# bf16's largest finite is f32's with the low 16 bits cleared (bf16 is f32's top half)
+_FLOAT_MAX = {"f16": 65504.0, "bf16": float(np.array(0x7F7F0000, np.uint32).view(np.float32)),
+              "f32": float(np.finfo(np.float32).max), "f64": float(np.finfo(np.float64).max)}
 
 
 def convert(x, st, dt, mode, sat, ftz=False, relu=False, satfinite=False):

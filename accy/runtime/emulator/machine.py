@@ -12,24 +12,34 @@ import time
 
 import numpy as np
 
+from accy._core.types import numpy_dtype
 from accy.errors import AccyError
 from accy.runtime.emulator.memory import LaneFault, SharedMemory, SHARED_WINDOW, \
     LOCAL_WINDOW, WINDOW_SIZE
 from accy.runtime.emulator.ptx import Imm, NotPred, Reg, Special, Symbol, TYPE_BYTES
 
-try:
-    import ml_dtypes
-    _BF16 = np.dtype(ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - a hard dependency of accy
-    _BF16 = None
+
+class _Views(dict):
+    """PTX type -> numpy type that reads its bits; bf16's (ml_dtypes) is looked up on first
+    read, so that a kernel without bf16 never loads ml_dtypes."""
+
+    def __missing__(self, key):
+        if key != "bf16":
+            raise KeyError(key)
+        self[key] = numpy_dtype("bf16")
+        return self[key]
+
+    def __contains__(self, key):
+        return key == "bf16" or dict.__contains__(self, key)
+
 
 STORAGE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
-VIEW = {"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16,
-        "s16": np.int16, "f16": np.float16, "bf16": _BF16, "b32": np.uint32, "u32": np.uint32,
-        "s32": np.int32, "f32": np.float32, "f16x2": np.uint32, "bf16x2": np.uint32,
-        "tf32": np.float32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
-        "f64": np.float64, "pred": np.bool_}
+VIEW = _Views({"b8": np.uint8, "u8": np.uint8, "s8": np.int8, "b16": np.uint16, "u16": np.uint16,
+               "s16": np.int16, "f16": np.float16, "b32": np.uint32, "u32": np.uint32,
+               "s32": np.int32, "f32": np.float32, "f16x2": np.uint32, "bf16x2": np.uint32,
+               "tf32": np.float32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
+               "f64": np.float64, "pred": np.bool_})
 MAX_STEPS = 20_000_000           # instruction steps per launch before it counts as a hang
 TIME_LIMIT = 600.0               # seconds per launch, likewise (a spin-wait on many threads)
 
