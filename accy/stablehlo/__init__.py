@@ -1,0 +1,1 @@
+"""StableHLO text as JAX and MLIR print it, read into accy."""
