@@ -210,6 +210,19 @@ def test_a_constant_printed_generically_inside_the_pretty_form():
             "tensor<f32>") in out
 
 
+def test_aliases_are_kept_and_looked_through():
+    body = ("func.func @f(%a: !t) -> tensor<f32> attributes {x.c = #one} {\n"
+            "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+            "  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] :"
+            " (!t, tensor<f32>) -> tensor<f32>\n  return %r : tensor<f32>\n}")
+    aliased = "!t = tensor<4xf32>\n#one = dense<1.0> : tensor<4xf32>\n" + body
+    expanded = body.replace("!t", "tensor<4xf32>").replace("#one", "dense<1.0> : tensor<4xf32>")
+    out = to_generic(aliased)
+    assert out.startswith(aliased[:aliased.index("func")])
+    assert '%_2 = "stablehlo.add"(%_0, %_1) : (tensor<f32>, tensor<f32>) -> tensor<f32>' in out
+    assert read(out).print(generic=True) == read(to_generic(expanded)).print(generic=True)
+
+
 def test_fresh_names_do_not_meet_the_texts():
     text = re.sub(r"%cst\b(?!_)", "%_0", pretty("reductions"))
     out = to_generic(text)

@@ -1,20 +1,13 @@
-"""StableHLO's pretty form (the custom assembly that JAX's `as_text()` and `stablehlo-opt` print)
-rewritten as MLIR's generic form, the text accy's parser reads.
+"""StableHLO's pretty form (JAX's `as_text()`) rewritten as MLIR's generic form, which accy's
+parser reads (docs/stablehlo-pretty.md).
 
     to_generic(text) -> str    the module as MLIR prints it with print_generic_op_form
     is_pretty(text) -> bool    whether the text is in the pretty form
 
-A tokenizer and a recursive-descent reader. Types, and attributes that keep their spelling, are
-copied as written; what a custom format spells its own way (`dims = [1, 0]`, `LT`, `[0:2:1]`,
-`contracting_dims = [1] x [0]`, a reduce's `applies stablehlo.add`) is respelled as the
-attribute or region the op holds, and each attribute is placed as MLIR's generic printer places
-it: the op's own (inherent) attributes as properties `<{...}>`, the rest in `{...}`, both sorted
-by name. Most ops follow a row of FORMATS, written in the terms of their assembly format; the
-module, functions, constant, while, reduce and optimization_barrier have readers of their own.
-Ops already in the quoted generic form pass through (their regions are read in turn). Value
-names stay as written; locations stay where they are, and the region MLIR builds for a reduce's
-`applies` takes the reduce's location. Anything else -- an op whose pretty form is not known
-here, text that is not the form -- is a ParseError naming the op and the line.
+A tokenizer and a recursive-descent reader that copies types and most attributes as written
+and respells what a custom format spells its own way. Most ops follow a row of the format
+table (_ROWS); the module, functions, constant, while, reduce and optimization_barrier have
+readers of their own.
 """
 import itertools
 import re
@@ -311,6 +304,7 @@ class _Reader:
         self.op_name = None          # the op being read, named by errors
         self.depth = 0
         self.dialects = [""]         # the default dialect of each region being read
+        self.type_aliases = {}       # `!name = type`, for the readers that look into a type
         prefix = "%_"                # names for the values MLIR makes: none is in the text
         while prefix in text:
             prefix += "_"
@@ -542,7 +536,10 @@ class _Reader:
             if self.kinds[self.i] in ("h", "t") and self.toks[self.i + 1] == "=":
                 start = self.i
                 self.i += 2
-                self.attr() if self.kinds[start] == "h" else self.type()
+                if self.kinds[start] == "h":
+                    self.attr()
+                else:
+                    self.type_aliases[self.toks[start]] = self.type()
                 after.append(self.since(start))
             else:
                 before += after
@@ -874,16 +871,17 @@ class _Reader:
             op.ins, op.outs = self.fn_type()
         else:
             t = self.type()
-            real = re.sub(r"complex<([^<>]*)>", r"\1", t)
+            real = re.sub(r"complex<([^<>]*)>", r"\1", self.type_aliases.get(t, t))
             op.ins, op.outs = [real, real], [t]
 
     def types_tuple(self, op):
         self.expect(":")
         start = self.i
         t = self.type()
-        if not (t.startswith("tuple<") and t.endswith(">")):
+        members = self.type_aliases.get(t, t)
+        if not (members.startswith("tuple<") and members.endswith(">")):
             self.error(f"expected a tuple type, found '{t}'", start)
-        op.ins, op.outs = _split_top(t[6:-1]), [t]
+        op.ins, op.outs = _split_top(members[6:-1]), [t]
 
     def types_arrow(self, op):
         """`t -> r`, `t1, t2 -> r`, `(t1, t2) -> r` or `t -> (r1, r2)`."""
@@ -1028,6 +1026,7 @@ class _Reader:
 
     def applied(self, indent, name, input_type, loc):
         """The region MLIR builds for `applies NAME`: NAME of two scalars, returned."""
+        input_type = self.type_aliases.get(input_type, input_type)
         tensor = input_type.startswith("tensor<") and input_type.endswith(">")
         parts = _split_top(input_type[7:-1]) if tensor else []
         if not parts:
