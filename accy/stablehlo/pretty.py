@@ -59,7 +59,7 @@ def to_generic(text):
 # A format is a sequence of words, read in order:
 #   %            one operand                 %*   operands, comma separated (maybe none)
 #   %,*          operands, each followed by a comma
-#   NAME=KIND    the attribute NAME, written as KIND (_Reader.<KIND>; `KIND:ARG` passes ARG)
+#   NAME=KIND    the attribute NAME, written as KIND (_Reader.kind_KIND; `KIND:ARG` passes ARG)
 #   {}           an optional attribute dictionary
 #   (? ... ?)    an optional group, present when its first word (a literal) is next
 #   ^(           a region whose entry block's arguments are listed before it, `(%a: t) {...}`
@@ -153,41 +153,6 @@ _ROWS = (
      "out_shardings = out_shardings=stripped:#sdy.sharding_per_value< "
      "manual_axes = manual_axes=stripped:#sdy<manual_axes ^( {} :fn", ""),
 )
-
-
-class _Format:
-    __slots__ = ("steps", "own")
-
-    def __init__(self, text, own):
-        stack, steps = [], []
-        for word in text.split():
-            if word == "(?":
-                stack.append(steps)
-                steps = []
-            elif word == "?)":
-                group, steps = steps, stack.pop()
-                steps.append(("?", group))
-            elif word.startswith(":"):
-                steps.append((":", word[1:]))
-            elif "=" in word and word != "=":
-                name, _, kind = word.partition("=")
-                kind, _, arg = kind.partition(":")
-                steps.append(("attr", name, kind, arg))
-            elif word in ("%", "%*", "%,*", "{}", "^("):
-                steps.append((word,))
-            else:
-                steps.append(("lit", word))
-        self.steps = tuple(steps)
-        self.own = frozenset(own.split()) | {s[1] for s in _flat(steps) if s[0] == "attr"}
-
-
-def _flat(steps):
-    for step in steps:
-        yield from _flat(step[1]) if step[0] == "?" else (step,)
-
-
-FORMATS = {f"{dialect}.{name}": _Format(fmt, own)
-           for dialect, names, fmt, own in _ROWS for name in names.split()}
 
 
 # ---- text helpers -------------------------------------------------------------------------------
@@ -305,6 +270,7 @@ class _Reader:
         self.depth = 0
         self.dialects = [""]         # the default dialect of each region being read
         self.type_aliases = {}       # `!name = type`, for the readers that look into a type
+        self.last = None             # the name of the op read last
         prefix = "%_"                # names for the values MLIR makes: none is in the text
         while prefix in text:
             prefix += "_"
@@ -605,7 +571,7 @@ class _Reader:
         elif name in _SPECIAL:
             _SPECIAL[name](self, op, indent)
         else:
-            fmt = FORMATS[name]
+            fmt = _FORMATS[name]
             self.steps(op, fmt.steps, fmt.own, indent)
         op.loc = op.loc or self.loc()
         self.op_name, self.last = outer, name
@@ -616,7 +582,7 @@ class _Reader:
         default dialect's (func.func's body: func) or builtin's."""
         names = [tok] if "." in tok else [f"{self.dialects[-1]}.{tok}", f"builtin.{tok}"]
         for name in names:
-            if name in FORMATS or name in _SPECIAL:
+            if name in _FORMATS or name in _SPECIAL:
                 return name
         self.error(f"unknown op '{tok}': accy does not know its pretty form (MLIR prints an op "
                    "without one in the generic form, its name quoted)")
@@ -665,7 +631,7 @@ class _Reader:
                     op.operands.append(self.value())
                     self.expect(",")
             elif kind == "attr":
-                getattr(self, "kind_" + step[2])(op, step[1], step[3])
+                step[2](self, op, step[1], step[3])
             elif kind == "{}":
                 self.attr_dict(op, own)
             elif kind == "?":
@@ -674,7 +640,7 @@ class _Reader:
             elif kind == "^(":
                 op.regions.append(self.region(indent, self.block_args(), ""))
             else:
-                getattr(self, "types_" + step[1])(op)
+                step[1](self, op)
 
     # -- attribute kinds of FORMATS --
 
@@ -775,11 +741,12 @@ class _Reader:
         self.kind_stripped(op, "algorithm", "#stablehlo.dot_algorithm")
 
     def kind_conv(self, op, name, _):
+        """`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`: spatial dimensions and b, f, i, o."""
         layouts = []
         for sep in ("x", "->", None):
             self.expect("[")
-            dims = [self.integer() if self.kinds[self.i] == "n" else self.take("i", "a dimension")]
-            while self.accept(","):
+            dims = []
+            while not dims or self.accept(","):
                 dims.append(self.integer() if self.kinds[self.i] == "n"
                             else self.take("i", "a dimension"))
             self.expect("]")
@@ -1053,4 +1020,41 @@ _SPECIAL = {"builtin.module": _Reader.read_module, "func.func": _Reader.read_fun
             "stablehlo.constant": _Reader.read_constant, "stablehlo.while": _Reader.read_while,
             "stablehlo.reduce": _Reader.read_reduce,
             "stablehlo.optimization_barrier": _Reader.read_barrier}
-OPS = tuple(sorted({*FORMATS, *_SPECIAL}))    # the ops whose pretty form accy reads
+
+
+class _Format:
+    """A row's format as steps (its kinds resolved to the reader's methods), and the names of
+    the attributes the op holds as properties."""
+    __slots__ = ("steps", "own")
+
+    def __init__(self, text, own):
+        stack, steps = [], []
+        for word in text.split():
+            if word == "(?":
+                stack.append(steps)
+                steps = []
+            elif word == "?)":
+                group, steps = steps, stack.pop()
+                steps.append(("?", group))
+            elif word.startswith(":"):
+                steps.append((":", getattr(_Reader, "types_" + word[1:])))
+            elif "=" in word and word != "=":
+                name, _, kind = word.partition("=")
+                kind, _, arg = kind.partition(":")
+                steps.append(("attr", name, getattr(_Reader, "kind_" + kind), arg))
+            elif word in ("%", "%*", "%,*", "{}", "^("):
+                steps.append((word,))
+            else:
+                steps.append(("lit", word))
+        self.steps = tuple(steps)
+        self.own = frozenset(own.split()) | {s[1] for s in _flat(steps) if s[0] == "attr"}
+
+
+def _flat(steps):
+    for step in steps:
+        yield from _flat(step[1]) if step[0] == "?" else (step,)
+
+
+_FORMATS = {f"{dialect}.{name}": _Format(fmt, own)
+            for dialect, names, fmt, own in _ROWS for name in names.split()}
+OPS = tuple(sorted({*_FORMATS, *_SPECIAL}))    # the ops whose pretty form accy reads
