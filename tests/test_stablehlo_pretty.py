@@ -113,13 +113,14 @@ def test_the_samples_cover_the_forms():
                  '"stablehlo.select_and_scatter"', '"stablehlo.all_reduce"',
                  "stablehlo.optimization_barrier %", "stablehlo.optimization_barrier()",
                  "= call @", "func.call @", "return %", "stablehlo.return %", "func.return %",
-                 ":2 = ", "#1", "%cst_0", "%c_1", "%iterArg_0", "%values, %indices", "^bb0(%",
+                 ":2 = ", "%cst_0", "%c_1", "%iterArg_0", "%values, %indices", "^bb0(%",
                  "chlo.erf ", "stablehlo.custom_call @", "sdy.mesh @", "#sdy.sharding<",
                  "sdy.manual_computation(", "sdy.sharding_constraint", "mhlo.num_partitions",
                  "mhlo.frontend_attributes", "jax.result_info", "jax.uses_shape_polymorphism",
                  "module @", "func.func public @main", "func.func private @", "attributes {",
                  "#loc1 = loc(", "loc(#loc", "loc(callsite(", "tensor<?x4xf32>"):
         assert form in text, form
+    assert re.search(r"%[0-9]+#1\b", text)         # a use of a multi-result op's second
 
 
 def test_every_op_with_a_pretty_form_is_sampled():
@@ -232,7 +233,8 @@ def test_fresh_names_do_not_meet_the_texts():
 
 # ---- refused forms ------------------------------------------------------------------------------
 
-BODY = "func.func @f(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {{\n  {}\n  return %a : tensor<4xf32>\n}}"
+BODY = ("func.func @f(%a: tensor<4xf32>, %i: tensor<i32>) -> tensor<4xf32> {{\n  {}\n"
+        "  return %a : tensor<4xf32>\n}}")
 
 REFUSED = [    # (the op's line in BODY, the message, where in the line the caret points)
     ("%0 = stablehlo.frobnicate %a : tensor<4xf32>", "unknown op 'stablehlo.frobnicate'",
@@ -250,7 +252,8 @@ REFUSED = [    # (the op's line in BODY, the message, where in the line the care
      "stablehlo.compare: expected a comparison_direction, found '%a'", "%a"),
     ("%0 = stablehlo.reduce(%a init: %i) applies stablehlo.subtract across dimensions = [0] : "
      "(tensor<4xf32>, tensor<i32>) -> tensor<i32>",
-     "stablehlo.reduce: 'applies' takes a commutative binary stablehlo op, not 'stablehlo.subtract'",
+     "stablehlo.reduce: 'applies' takes a commutative binary stablehlo op, not "
+     "'stablehlo.subtract'",
      "stablehlo.subtract"),
     ("%0 = stablehlo.reduce(%a, %i) across dimensions = [0] : (tensor<4xf32>) -> tensor<f32>",
      "stablehlo.reduce: expected 'init', found ','", ","),

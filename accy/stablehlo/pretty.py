@@ -376,7 +376,7 @@ class _Reader:
             self.error(f"expected a type, found {self.found()}")
         return self.since(start)
 
-    def types_until(self, close):
+    def delimited_types(self, close):
         out = []
         if not self.accept(close):
             out.append(self.type())
@@ -389,9 +389,9 @@ class _Reader:
         """`(ins) -> outs`, as two lists of type texts."""
         self.nest()
         self.expect("(")
-        ins = self.types_until(")")
+        ins = self.delimited_types(")")
         self.expect("->")
-        outs = self.types_until(")") if self.accept("(") else [self.type()]
+        outs = self.delimited_types(")") if self.accept("(") else [self.type()]
         self.depth -= 1
         return ins, outs
 
@@ -459,7 +459,7 @@ class _Reader:
             while kind == "y" and self.toks[self.i] == ":" and self.toks[self.i + 1] == ":" \
                     and self.kinds[self.i + 2] == "y":  # a nested symbol, @a::@b
                 self.i += 3
-            while kind != "s" and self.toks[self.i] in ("<", "(", "[") and self.kinds[self.i] == "p":
+            while kind != "s" and self.toks[self.i] in ("<", "(", "["):
                 self.group()                            # dense<..>, loc(..), distinct[0]<..>
         else:
             self.error(f"expected an attribute, found {self.found()}")
@@ -858,7 +858,7 @@ class _Reader:
             return
         op.ins = self.type_list()
         self.expect("->")
-        op.outs = self.types_until(")") if self.accept("(") else [self.type()]
+        op.outs = self.delimited_types(")") if self.accept("(") else [self.type()]
 
     def types_listed(self, op):
         """A terminator's optional `: t1, t2`, its operands' types."""
