@@ -965,8 +965,10 @@ class _Reader:
         applied = None
         if self.accept("applies"):
             start = self.i
+            if self.kinds[start] not in ("i", "s"):
+                self.error(f"expected an op name, found {self.found()}")
             applied = self.toks[start].strip('"')
-            self.take(self.kinds[start] if self.kinds[start] == "s" else "i", "an op name")
+            self.i += 1
             dialect, _, short = applied.partition(".")
             if dialect != "stablehlo" or short not in _COMMUTATIVE:
                 self.error(f"'applies' takes a commutative binary stablehlo op, not '{applied}'",
@@ -980,7 +982,7 @@ class _Reader:
         op.ins, op.outs = self.fn_type()
         if applied:
             op.loc = self.loc()
-            op.regions.append(self.applied(indent, applied, (op.ins or ["()"])[0], op.loc))
+            op.regions.append(self.applied(indent, applied, op))
             return
         self.expect("reducer")
         firsts, seconds = [], []
@@ -991,14 +993,15 @@ class _Reader:
             self.expect(")")
         op.regions.append(self.region(indent, firsts + seconds, ""))
 
-    def applied(self, indent, name, input_type, loc):
-        """The region MLIR builds for `applies NAME`: NAME of two scalars, returned."""
-        input_type = self.type_aliases.get(input_type, input_type)
-        tensor = input_type.startswith("tensor<") and input_type.endswith(">")
-        parts = _split_top(input_type[7:-1]) if tensor else []
+    def applied(self, indent, name, op):
+        """The region MLIR builds for `applies NAME`: NAME of two scalars of the first input's
+        element type, returned; all with the reduce's location."""
+        first = self.type_aliases.get(op.ins[0], op.ins[0]) if op.ins else "()"
+        tensor = first.startswith("tensor<") and first.endswith(">")
+        parts = _split_top(first[7:-1]) if tensor else []
         if not parts:
-            self.error(f"reduces a tensor, not '{input_type}'")
-        body = parts[0]
+            self.error(f"reduces a tensor, not '{first}'", self.i - 1)
+        body, loc = parts[0], op.loc
         scalar = f"tensor<{body[_DIMS.match(body).end():]}>"
         lhs, rhs, result = next(self.fresh), next(self.fresh), next(self.fresh)
         pad, inner = "  " * indent, "  " * (indent + 1)
