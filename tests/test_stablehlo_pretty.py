@@ -224,6 +224,15 @@ def test_aliases_are_kept_and_looked_through():
     assert read(out).print(generic=True) == read(to_generic(expanded)).print(generic=True)
 
 
+def test_text_across_lines_comes_out_on_one():
+    """A comment inside an attribute would hide the rest of the generic op's line."""
+    out = to_generic("#g = #stablehlo.gather<offset_dims = [1], // one\n  index_vector_dim = 1>\n"
+                     "func.func @f() attributes {x = dense<[1, // two\n  2]> : tensor<2xi32>} {\n"
+                     "  return\n}")
+    assert out.startswith("#g = #stablehlo.gather<offset_dims = [1], index_vector_dim = 1>\n")
+    assert "{x = dense<[1, 2]> : tensor<2xi32>} : () -> ()" in out and "//" not in out
+
+
 def test_fresh_names_do_not_meet_the_texts():
     text = re.sub(r"%cst\b(?!_)", "%_0", pretty("reductions"))
     out = to_generic(text)
@@ -336,6 +345,8 @@ def test_only_text_is_read():
 SMALL = [pretty(name) for name in ("reductions", "loops", "branches", "spec_regions", "sharded",
                                    "handwritten")]
 PIECES = re.compile(r'"(?:[^"\\\n]|\\.)*"|[%@#^!]?[\w.$-]+|\s+|\S')
+STRAYS = ("(", ")", "{", "}", "<", ">", "[", "]", ",", ":", "=", "->", "%x", "@f", "0", "-", "loc",
+          "^bb1", "#a", "!t", "\n// c\n")
 
 
 @st.composite
@@ -343,13 +354,15 @@ def mutated(draw):
     pieces = PIECES.findall(draw(st.sampled_from(SMALL)))
     for _ in range(draw(st.integers(1, 3))):
         k = draw(st.integers(0, len(pieces) - 1))
-        how = draw(st.sampled_from(("truncate", "delete", "duplicate", "swap")))
+        how = draw(st.sampled_from(("truncate", "delete", "duplicate", "swap", "replace")))
         if how == "truncate":
             pieces = pieces[:k]
         elif how == "delete":
             del pieces[k]
         elif how == "duplicate":
             pieces.insert(k, pieces[k])
+        elif how == "replace":
+            pieces[k] = draw(st.sampled_from(STRAYS))
         elif k + 1 < len(pieces):
             pieces[k], pieces[k + 1] = pieces[k + 1], pieces[k]
         if not pieces:

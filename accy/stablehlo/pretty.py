@@ -305,9 +305,18 @@ class _Reader:
         return self.toks[self.i - 1]
 
     def since(self, start):
-        """The source text of the tokens from `start` to the current one."""
+        """The source text of the tokens from `start` to the current one, on one line (a
+        comment inside would hide the rest of the generic op's line)."""
         end = self.i - 1
-        return self.text[self.starts[start]:self.starts[end] + len(self.toks[end])]
+        text = self.text[self.starts[start]:self.starts[end] + len(self.toks[end])]
+        if "\n" not in text:
+            return text
+        toks, starts, parts = self.toks, self.starts, [self.toks[start]]
+        for k in range(start + 1, self.i):
+            if starts[k] > starts[k - 1] + len(toks[k - 1]):
+                parts.append(" ")
+            parts.append(toks[k])
+        return "".join(parts)
 
     def group(self):
         """Skips the bracketed group opening here: <>, (), [] and {} nest; '->' is an arrow."""
