@@ -1,6 +1,10 @@
-"""Every program of the StableHLO corpus (tests/stablehlo/) imported by accy.stablehlo, run on
-the reference against JAX's outputs, then compiled and run on the emulator with no host
-fallbacks."""
+"""Every program of the StableHLO corpus (tests/stablehlo/) imported by accy.stablehlo from both
+text forms (the same module from each), run on the reference against JAX's outputs, then
+compiled and run on the emulator with no host fallbacks; and the pretty-form samples
+(tests/stablehlo_pretty/) import from both forms alike or are refused alike."""
+import pathlib
+import re
+
 import numpy as np
 import pytest
 
@@ -40,6 +44,7 @@ def _outputs(result):
 def test_corpus_program_matches_jax(name):
     case = load_case(name)
     module = stablehlo.load(case.generic)
+    assert stablehlo.load(case.pretty).fingerprint() == module.fingerprint()
     got = _outputs(run(module, *case.inputs))
     assert len(got) == len(case.outputs)
     for k, (g, w) in enumerate(zip(got, case.outputs)):
@@ -49,3 +54,19 @@ def test_corpus_program_matches_jax(name):
     for k, (g, w) in enumerate(zip(_outputs(exe.run(*case.inputs, device="emulator")),
                                    case.outputs)):
         _match(g, w, f"{name} emulator out{k}")
+
+
+SAMPLES = pathlib.Path(__file__).parent / "stablehlo_pretty"
+
+
+def _imported(text):
+    try:
+        return stablehlo.load(text).fingerprint()
+    except accy.AccyError as e:        # the same refusal, each naming its own text's lines
+        return type(e).__name__, re.sub(r"line \d+", "line N", getattr(e, "message", str(e)))
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.generic.mlir")), ids=lambda p: p.name)
+def test_pretty_samples_import_as_their_generic_form(path):
+    pretty = path.with_name(path.name.replace(".generic.mlir", ".mlir")).read_text()
+    assert _imported(pretty) == _imported(path.read_text())

@@ -1,12 +1,13 @@
 """StableHLO in: `load(text or path)` gives an accy Module whose `builtin.func @main` computes
 the StableHLO module's public entry (docs/stablehlo.md lists the ops and forms it reads)."""
 import os
+import re
 
 from accy._core.context import Context
 from accy._core.text import parse
-from accy.errors import UnsupportedError
+from accy.errors import ParseError, UnsupportedError
 from accy.stablehlo.importer import Importer, SUPPORTED, op_lines
-from accy.stablehlo.pretty import is_pretty, to_generic
+from accy.stablehlo.pretty import error_at, is_pretty, to_generic
 
 __all__ = ["load", "from_jax", "is_stablehlo", "SUPPORTED"]
 
@@ -15,9 +16,28 @@ def load(source):
     """A verified tensor-level Module from StableHLO text (pretty or generic form) or a path
     to a file holding it."""
     text = _read(source)
-    generic = to_generic(text) if is_pretty(text) else text
-    parsed = parse(generic, Context(allow_unregistered=True))
+    if not is_pretty(text):
+        return Importer(parse(text, Context(allow_unregistered=True)), op_lines(text)).run()
+    generic = to_generic(text)
+    try:
+        parsed = parse(generic, Context(allow_unregistered=True))
+    except ParseError as e:
+        raise _in_pretty(e, text, generic) from None
     return Importer(parsed, op_lines(text)).run()
+
+
+def _in_pretty(error, text, generic):
+    """A ParseError of the generic form made from pretty `text`, at the same token of `text`
+    (its first occurrence), so that it names the user's line; else at the generic line."""
+    lines = generic.splitlines()
+    if 0 < error.line <= len(lines):
+        found = re.match(r"[\s,()\[\]{}]*([^\s,()\[\]{}]*)",
+                         lines[error.line - 1][error.column - 1:]).group(1)
+        pos = text.find(found) if found else -1
+        if pos >= 0:
+            return error_at(text, pos, error.message)
+    return ParseError(f"{error.message} (in the generic form of the pretty text)", error.line,
+                      error.column, error.snippet)
 
 
 def is_stablehlo(text):

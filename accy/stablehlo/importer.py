@@ -429,6 +429,9 @@ ARITY = {
 SUPPORTED = frozenset(ROWS) | frozenset(DIRECT) | frozenset(TYPED)
 
 _OP_START = re.compile(r'^[^"\n]*?(?:=\s*|^\s*)"?([A-Za-z_][\w$]*\.[\w.$]+)"?', re.M)
+# the op a pretty reduce's `applies stablehlo.add` makes in its body, on the reduce's line
+_APPLIES = re.compile(r"\bapplies\s+([A-Za-z_][\w$]*\.[\w.$]+)")
+_PRETTY_CALL = re.compile(r"^[^\"\n]*?=\s*call\s+@", re.M)      # `%0 = call @f(...)`
 
 
 def op_lines(text):
@@ -436,9 +439,11 @@ def op_lines(text):
     order the parser reads them, and the importer walks them)."""
     lines = {}
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    for m in _OP_START.finditer(text):
-        line = _bisect(starts, m.start(1))
-        lines.setdefault(m.group(1), []).append(line)
+    found = [(m.start(1), m.group(1)) for m in _OP_START.finditer(text)]
+    found += [(m.start(1), m.group(1)) for m in _APPLIES.finditer(text)]
+    found += [(m.start(), "func.call") for m in _PRETTY_CALL.finditer(text)]
+    for pos, name in sorted(found):
+        lines.setdefault(name, []).append(_bisect(starts, pos))
     return lines
 
 

@@ -1,0 +1,84 @@
+module @jit_reductions attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4x6xf32>) -> (tensor<4xf32> {jax.result_info = "result[0]"}, tensor<6xf32> {jax.result_info = "result[1]"}, tensor<f32> {jax.result_info = "result[2]"}, tensor<f32> {jax.result_info = "result[3]"}, tensor<6xi1> {jax.result_info = "result[4]"}, tensor<i1> {jax.result_info = "result[5]"}, tensor<4xi32> {jax.result_info = "result[6]"}, tensor<6xi32> {jax.result_info = "result[7]"}, tensor<4xf32> {jax.result_info = "result[8]"}, tensor<6xi32> {jax.result_info = "result[9]"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<4xf32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %1 = stablehlo.reduce(%arg0 init: %cst_0) applies stablehlo.maximum across dimensions = [0] : (tensor<4x6xf32>, tensor<f32>) -> tensor<6xf32>
+    %cst_1 = stablehlo.constant dense<0x7F800000> : tensor<f32>
+    %2 = stablehlo.reduce(%arg0 init: %cst_1) applies stablehlo.minimum across dimensions = [0, 1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<f32>
+    %cst_2 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %3 = stablehlo.reduce(%arg0 init: %cst_2) applies stablehlo.multiply across dimensions = [0, 1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<f32>
+    %cst_3 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %4 = stablehlo.broadcast_in_dim %cst_3, dims = [] : (tensor<f32>) -> tensor<4x6xf32>
+    %5 = stablehlo.compare GT, %arg0, %4, FLOAT : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xi1>
+    %c = stablehlo.constant dense<false> : tensor<i1>
+    %6 = stablehlo.reduce(%5 init: %c) applies stablehlo.or across dimensions = [0] : (tensor<4x6xi1>, tensor<i1>) -> tensor<6xi1>
+    %cst_4 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %7 = stablehlo.broadcast_in_dim %cst_4, dims = [] : (tensor<f32>) -> tensor<4x6xf32>
+    %8 = stablehlo.compare GT, %arg0, %7, FLOAT : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xi1>
+    %c_5 = stablehlo.constant dense<true> : tensor<i1>
+    %9 = stablehlo.reduce(%8 init: %c_5) applies stablehlo.and across dimensions = [0, 1] : (tensor<4x6xi1>, tensor<i1>) -> tensor<i1>
+    %10 = call @argmax(%arg0) : (tensor<4x6xf32>) -> tensor<4xi32>
+    %11 = call @argmin(%arg0) : (tensor<4x6xf32>) -> tensor<6xi32>
+    %cst_6 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %12 = stablehlo.reduce(%arg0 init: %cst_6) applies stablehlo.maximum across dimensions = [1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<4xf32>
+    %cst_7 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %13 = stablehlo.broadcast_in_dim %cst_7, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %14 = stablehlo.maximum %13, %12 : tensor<4xf32>
+    %15 = stablehlo.is_finite %14 : (tensor<4xf32>) -> tensor<4xi1>
+    %cst_8 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %16 = stablehlo.broadcast_in_dim %cst_8, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %17 = stablehlo.select %15, %14, %16 : tensor<4xi1>, tensor<4xf32>
+    %18 = stablehlo.broadcast_in_dim %17, dims = [0] : (tensor<4xf32>) -> tensor<4x1xf32>
+    %19 = stablehlo.broadcast_in_dim %18, dims = [0, 1] : (tensor<4x1xf32>) -> tensor<4x6xf32>
+    %20 = stablehlo.subtract %arg0, %19 : tensor<4x6xf32>
+    %21 = stablehlo.exponential %20 : tensor<4x6xf32>
+    %cst_9 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %22 = stablehlo.reduce(%21 init: %cst_9) applies stablehlo.add across dimensions = [1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<4xf32>
+    %23 = stablehlo.abs %22 : tensor<4xf32>
+    %24 = stablehlo.log %23 : tensor<4xf32>
+    %25 = stablehlo.add %24, %17 : tensor<4xf32>
+    %26 = stablehlo.convert %arg0 : (tensor<4x6xf32>) -> tensor<4x6xi32>
+    %c_10 = stablehlo.constant dense<0> : tensor<i32>
+    %27 = stablehlo.reduce(%26 init: %c_10) applies stablehlo.add across dimensions = [0] : (tensor<4x6xi32>, tensor<i32>) -> tensor<6xi32>
+    return %0, %1, %2, %3, %6, %9, %10, %11, %25, %27 : tensor<4xf32>, tensor<6xf32>, tensor<f32>, tensor<f32>, tensor<6xi1>, tensor<i1>, tensor<4xi32>, tensor<6xi32>, tensor<4xf32>, tensor<6xi32>
+  }
+  func.func private @argmax(%arg0: tensor<4x6xf32>) -> tensor<4xi32> {
+    %0 = stablehlo.iota dim = 1 : tensor<4x6xi32>
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [1] : (tensor<4x6xf32>, tensor<4x6xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+     reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {
+      %2 = stablehlo.compare GT, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = stablehlo.or %2, %3 : tensor<i1>
+      %5 = stablehlo.compare EQ, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %6 = stablehlo.compare LT, %arg2, %arg4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %7 = stablehlo.and %5, %6 : tensor<i1>
+      %8 = stablehlo.or %4, %7 : tensor<i1>
+      %9 = stablehlo.select %4, %arg1, %arg3 : tensor<i1>, tensor<f32>
+      %10 = stablehlo.select %8, %arg2, %arg4 : tensor<i1>, tensor<i32>
+      stablehlo.return %9, %10 : tensor<f32>, tensor<i32>
+    }
+    return %1#1 : tensor<4xi32>
+  }
+  func.func private @argmin(%arg0: tensor<4x6xf32>) -> tensor<6xi32> {
+    %0 = stablehlo.iota dim = 0 : tensor<4x6xi32>
+    %cst = stablehlo.constant dense<0x7F800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [0] : (tensor<4x6xf32>, tensor<4x6xi32>, tensor<f32>, tensor<i32>) -> (tensor<6xf32>, tensor<6xi32>)
+     reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {
+      %2 = stablehlo.compare LT, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = stablehlo.or %2, %3 : tensor<i1>
+      %5 = stablehlo.compare EQ, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %6 = stablehlo.compare LT, %arg2, %arg4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %7 = stablehlo.and %5, %6 : tensor<i1>
+      %8 = stablehlo.or %4, %7 : tensor<i1>
+      %9 = stablehlo.select %4, %arg1, %arg3 : tensor<i1>, tensor<f32>
+      %10 = stablehlo.select %8, %arg2, %arg4 : tensor<i1>, tensor<i32>
+      stablehlo.return %9, %10 : tensor<f32>, tensor<i32>
+    }
+    return %1#1 : tensor<6xi32>
+  }
+}
