@@ -665,3 +665,29 @@ def test_mutated_programs_import_or_raise_an_accy_error(text):
         stablehlo.load(text)
     except AccyError:
         pass
+
+
+PRETTY = """module @m {
+  func.func public @main(%x: tensor<4xf32>) -> tensor<f32> {
+    %c = stablehlo.constant dense<0.0> : tensor<f32>
+    %0 = stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %1 = stablehlo.add %0, %0 : tensor<f32>
+    %2 = stablehlo.custom_call @lapack_spotrf(%1) : (tensor<f32>) -> tensor<f32>
+    return %2 : tensor<f32>
+  }
+}
+"""
+
+
+def test_pretty_text_errors_name_its_own_lines():
+    with pytest.raises(UnsupportedError, match="^line 6: 'stablehlo.custom_call': custom_call "
+                                               "@lapack_spotrf"):
+        stablehlo.load(PRETTY)
+    # the reduce's `applies stablehlo.add` is an add of its own, on line 4
+    bad_add = PRETTY.replace("stablehlo.add %0, %0 : tensor<f32>",
+                             "stablehlo.add %0, %x : (tensor<f32>, tensor<4xf32>) -> tensor<f32>")
+    with pytest.raises(AccyError, match="^line 5: 'stablehlo.add': 'tensor.add'"):
+        stablehlo.load(bad_add)
+    with pytest.raises(ParseError, match="dynamic shapes are not supported") as info:
+        stablehlo.load(PRETTY.replace("%x: tensor<4xf32>", "%x: tensor<?xf32>"))
+    assert info.value.line == 2 and "tensor<?xf32>" in info.value.snippet
