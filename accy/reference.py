@@ -255,21 +255,24 @@ def _scan(self, op, xs, env):
 
 
 def _sort(self, op, xs, env):
-    """Each element's place in its row: the elements the comparator puts before it, plus the
-    earlier ones it ties with (neither goes before the other): a stable sort for a strict
-    weak order. The comparator runs once on every (i, j) pair of a row."""
+    """Each element's place in its row: the elements the comparator puts strictly before it
+    (before it and not after), plus the earlier ones it ties with (neither strictly goes
+    first): a stable sort for a strict weak order, and a place in the row for any comparator.
+    The comparator runs once on every (i, j) pair of a row."""
     axis = op.attributes["dimension"]
     rows = [np.moveaxis(x, axis, -1) for x in xs]
     args = [a for r in rows for a in (r[..., :, None], r[..., None, :])]
     shape = rows[0].shape + rows[0].shape[-1:]
-    before = _compare_pairs(self, op, [np.broadcast_to(a, shape) for a in args], env)
-    after = np.swapaxes(before, -1, -2)         # after[i, j]: j goes before i
+    goes_first = _compare_pairs(self, op, [np.broadcast_to(a, shape) for a in args], env)
+    swapped = np.swapaxes(goes_first, -1, -2)
+    before = goes_first & ~swapped              # before[i, j]: i strictly goes before j
+    after = swapped & ~goes_first               # after[i, j]: j strictly goes before i
     n = shape[-1]
     earlier = np.arange(n)[None, :] < np.arange(n)[:, None]        # j < i
     rank = after.sum(-1) + (earlier & ~after & ~before).sum(-1)
     outs = []
     for r in rows:
-        out = np.empty_like(r)
+        out = r.copy()          # a place no element takes (a comparator that is no order)
         np.put_along_axis(out, rank, r, -1)
         outs.append(np.ascontiguousarray(np.moveaxis(out, -1, axis)))
     return outs

@@ -50,8 +50,12 @@ def lower_sort(context, block, outline, item, layout, target=None):
             other = [kb.load(ptr, kb.op("add", row, kb.op("mul", j, i64(stride))))
                      for ptr in sources]
             first, last = goes_before(other, mine), goes_before(mine, other)
-            tie = kb.op("not", kb.op("or", first, last))
-            counts = kb.op("or", first, kb.op("and", kb.cmp("LT", j, i), tie))
+            # strictly: a comparator that puts an element before itself (LE) or each of a
+            # pair before the other still gives every element a place in the row
+            ahead = kb.op("and", first, kb.op("not", last))
+            behind = kb.op("and", last, kb.op("not", first))
+            tie = kb.op("not", kb.op("or", ahead, behind))
+            counts = kb.op("or", ahead, kb.op("and", kb.cmp("LT", j, i), tie))
             lowering.pop()
             return [kb.op("add", rank, kb.convert(counts, "i64"))]
         (rank,) = kb.for_(i64(0), i64(length), i64(1), [i64(0)], step, unroll=False)
