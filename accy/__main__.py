@@ -41,6 +41,7 @@ user's line), is one `accy: error:` line.
 import argparse
 import math
 import os
+import re
 import string
 import sys
 import time
@@ -242,25 +243,46 @@ SOURCE_FORMS = "SOURCE is FILE.py:FUNC, package.module:FUNC or an IR text file"
 
 def npz_inputs(path, func):
     """The arrays of an .npz file (`accy run --inputs`) for the arguments of `func`: named
-    arg0, arg1, ... (else taken in the file's order), each of its argument's shape and dtype;
-    a bf16 argument also takes float32 values (npz files hold no bf16), rounded once."""
+    arg0, arg1, ... (other arrays, such as expected outputs, are ignored), else, when none is
+    so named, the file's arrays in order, exactly one per argument. Each has its argument's
+    shape and dtype; a bf16 argument also takes float32 values, rounded once, or its bits as
+    uint16 under the name `argN.bf16` (an .npz holds no bf16)."""
+    import zipfile
     import numpy as np
     types = [a.type for a in func.regions[0].blocks[0].arguments]
     try:
-        with np.load(path, allow_pickle=False) as data:
-            names = [f"arg{i}" for i in range(len(types))]
-            names = names if all(n in data.files for n in names) else data.files
-            arrays = [data[n] for n in names[:len(types)]]
-    except (OSError, ValueError) as e:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise AccyError(f"{path}: not a readable .npz file ({e})") from None
-    if len(arrays) != len(types):
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise AccyError(f"{path}: not an .npz file (np.savez writes one), a single array")
+    try:
+        with data:
+            arrays = {}
+            for key in data.files:
+                name, _, tag = key.partition(".")
+                arrays[name] = (data[key], tag)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise AccyError(f"{path}: not a readable .npz file ({e})") from None
+    named = [f"arg{i}" for i in range(len(types))]
+    if any(re.fullmatch(r"arg\d+", n) for n in arrays):
+        missing = [n for n in named if n not in arrays]
+        if missing:
+            raise AccyError(f"{path} has no {', '.join(missing)}; the function takes "
+                            f"{len(types)} arguments")
+        chosen = [arrays[n] for n in named]
+    elif len(arrays) == len(types):
+        chosen = list(arrays.values())
+    else:
         raise AccyError(f"{path} holds {len(arrays)} arrays; the function takes {len(types)}")
     out = []
-    for i, (a, t) in enumerate(zip(arrays, types)):
+    for i, ((a, tag), t) in enumerate(zip(chosen, types)):
         want = ir.numpy_dtype(t.dtype)
-        if t.dtype == "bf16" and a.dtype == np.float32:
+        if t.dtype == "bf16" and tag == "bf16" and a.dtype == np.uint16:
+            a = a.view(want)
+        elif t.dtype == "bf16" and a.dtype == np.float32 and not tag:
             a = a.astype(want)
-        if tuple(a.shape) != tuple(t.shape) or a.dtype != want:
+        if tuple(a.shape) != tuple(t.shape) or a.dtype != want or tag not in ("", "bf16"):
             raise AccyError(f"{path}: argument {i} is {t}, the file's array is "
                             f"{a.dtype}{list(a.shape)}")
         out.append(a)

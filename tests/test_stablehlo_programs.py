@@ -47,12 +47,12 @@ def test_corpus_program_matches_jax(name):
     assert stablehlo.load(case.pretty).fingerprint() == module.fingerprint()
     got = _outputs(run(module, *case.inputs))
     assert len(got) == len(case.outputs)
-    for k, (g, w) in enumerate(zip(got, case.outputs)):
+    for k, (g, w) in enumerate(zip(got, case.outputs, strict=True)):
         _match(g, w, f"{name} reference out{k}")
     exe = accy.compile(module)
     assert not exe.fallbacks, [str(f) for f in exe.fallbacks]
     for k, (g, w) in enumerate(zip(_outputs(exe.run(*case.inputs, device="emulator")),
-                                   case.outputs)):
+                                   case.outputs, strict=True)):
         _match(g, w, f"{name} emulator out{k}")
 
 

@@ -3,11 +3,14 @@ attributes, declared result types) -> result values, built in the operand's dtyp
 nothing runs on the host (docs/stablehlo.md gives each one's accuracy)."""
 import math
 
-from accy._core.types import FLOAT_DTYPES, TensorType
+from accy._core.types import FLOAT_DTYPES, INT_DTYPES, TensorType
 from accy.errors import UnsupportedError
 
 TOTAL_ORDER_INT = {"f16": "i16", "bf16": "i16", "f32": "i32", "f64": "i64"}
-BIG = 1e9       # above it, sqrt(x*x + 1) is |x| in every float dtype (and x*x may overflow)
+BIG = 1e9       # above it, sqrt(x*x + 1) is |x| in f32 and f64 (and x*x may overflow)
+NARROW = ("f16", "bf16")
+# above it, e^|x| overflows though cosh and sinh do not yet: e^(|x| - ln 2) instead
+EXP_LIMIT = {"f32": 88.0, "f64": 709.0}
 
 # The Lanczos approximation of the gamma function, g = 7 with 9 terms (the common double-precision
 # choice): gamma(z + 1) = sqrt(2 pi) t^(z + 1/2) e^-t A(z), t = z + g + 1/2.
@@ -46,13 +49,34 @@ def total_order_key(e, x):
     return o.xor(bits, o.and_(sign, o.c((1 << (width - 1)) - 1, itype)))
 
 
-def _unary(build):
+def _unary(build, wide=True):
+    """A rule of one float operand; with `wide`, f16 and bf16 are computed in f32 and rounded
+    once (their range is too small for the intermediate steps, and a chain of their roundings
+    too coarse), as XLA does."""
     def rule(e, operands, attrs, results):
         (x,) = operands
-        if x.type.dtype not in FLOAT_DTYPES:
+        dtype = x.type.dtype
+        if dtype not in FLOAT_DTYPES:
             raise UnsupportedError(f"takes a float operand, got {x.type}")
-        return [build(_Ops(e, x), x)]
+        if not (wide and dtype in NARROW):
+            return [build(_Ops(e, x), x)]
+        w = e.convert(x, "f32")
+        return [e.convert(build(_Ops(e, w), w), dtype)]
     return rule
+
+
+def _cosh(o, x):
+    a = o.abs(x)
+    near = o.multiply(o.c(0.5), o.add(o.exp(x), o.exp(o.negate(x))))
+    far = o.exp(o.subtract(a, o.c(math.log(2))))
+    return o.select(o.cmp(a, o.c(EXP_LIMIT[o.dtype]), "GT"), far, near)
+
+
+def _sinh(o, x):
+    a = o.abs(x)
+    near = o.multiply(o.c(0.5), o.subtract(o.expm1(x), o.expm1(o.negate(x))))
+    far = o.multiply(o.sign(x), o.exp(o.subtract(a, o.c(math.log(2)))))
+    return o.select(o.cmp(a, o.c(EXP_LIMIT[o.dtype]), "GT"), far, near)
 
 
 def _asinh(o, x):
@@ -139,9 +163,13 @@ def _top_k(e, operands, attrs, results):
     """The k largest along the last dim, largest first, ties by the lower index (a stable
     sort by IEEE's total order, descending), and their indices."""
     (x,) = operands
-    k = int(getattr(attrs.get("k"), "value", attrs.get("k")))
-    if len(results) != 2 or x.type.rank == 0:
-        raise UnsupportedError("top_k takes a tensor of rank >= 1 and gives values and indices")
+    k = getattr(attrs.get("k"), "value", attrs.get("k"))
+    if len(results) != 2 or x.type.rank == 0 or results[1].dtype not in INT_DTYPES:
+        raise UnsupportedError("top_k takes a tensor of rank >= 1 and gives its values and "
+                               "their integer indices")
+    if type(k) is not int or not 0 <= k <= x.type.shape[-1]:
+        raise UnsupportedError(f"top_k needs k, an integer within the last dim "
+                               f"({x.type.shape[-1]}), got {k!r}")
     last = x.type.rank - 1
     index = e.op("tensor.iota", iota_dimension=last,
                  result_type=TensorType(results[1].dtype, x.type.shape))
@@ -156,11 +184,10 @@ def _top_k(e, operands, attrs, results):
 
 
 RULES = {
-    "chlo.square": _unary(lambda o, x: o.multiply(x, x)),
+    "chlo.square": _unary(lambda o, x: o.multiply(x, x), wide=False),
     "chlo.erfc": _unary(lambda o, x: o.subtract(o.c(1), o.erf(x))),
-    "chlo.sinh": _unary(lambda o, x: o.multiply(o.c(0.5), o.subtract(o.expm1(x),
-                                                                     o.expm1(o.negate(x))))),
-    "chlo.cosh": _unary(lambda o, x: o.multiply(o.c(0.5), o.add(o.exp(x), o.exp(o.negate(x))))),
+    "chlo.sinh": _unary(_sinh),
+    "chlo.cosh": _unary(_cosh),
     "chlo.atan": _unary(lambda o, x: o.atan2(x, o.c(1))),
     "chlo.asin": _unary(lambda o, x: o.atan2(x, o.sqrt(o.multiply(o.subtract(o.c(1), x),
                                                                   o.add(o.c(1), x))))),
@@ -172,9 +199,9 @@ RULES = {
     "chlo.acosh": _unary(_acosh),
     "chlo.lgamma": _unary(_lgamma),
     "chlo.digamma": _unary(_digamma),
-    "chlo.is_inf": _unary(lambda o, x: o.cmp(o.abs(x), o.c(math.inf), "EQ")),
-    "chlo.is_pos_inf": _unary(lambda o, x: o.cmp(x, o.c(math.inf), "EQ")),
-    "chlo.is_neg_inf": _unary(lambda o, x: o.cmp(x, o.c(-math.inf), "EQ")),
+    "chlo.is_inf": _unary(lambda o, x: o.cmp(o.abs(x), o.c(math.inf), "EQ"), wide=False),
+    "chlo.is_pos_inf": _unary(lambda o, x: o.cmp(x, o.c(math.inf), "EQ"), wide=False),
+    "chlo.is_neg_inf": _unary(lambda o, x: o.cmp(x, o.c(-math.inf), "EQ"), wide=False),
     "chlo.next_after": _binary_same(_next_after),
     "chlo.top_k": _top_k,
 }

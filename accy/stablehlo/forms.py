@@ -6,8 +6,19 @@ import re
 from accy._core.attributes import DenseArrayAttr, DenseAttr, OpaqueAttr
 from accy.errors import UnsupportedError
 
-_ENUM = re.compile(r"#stablehlo<(\w+) (\w+)>\Z")
-_FIELD = re.compile(r"(\w+) = (\[[^\]]*\]|\w+)")
+_ENUM = re.compile(r"#stablehlo<\s*(\w+)\s+(\w+)\s*>\Z")
+_FIELD = re.compile(r"\s*(\w+)\s*=\s*(\[[^\]]*\]|[^,\[\]]+?)\s*(?:,|\Z)")
+_INT = re.compile(r"\s*-?\d+\s*\Z")
+# the fields each dimension-numbers attribute may have
+FIELDS = {
+    "gather": ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+               "start_indices_batching_dims", "start_index_map", "index_vector_dim"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "input_batching_dims",
+                "scatter_indices_batching_dims", "scatter_dims_to_operand_dims",
+                "index_vector_dim"),
+    "dot": ("lhs_batching_dimensions", "rhs_batching_dimensions",
+            "lhs_contracting_dimensions", "rhs_contracting_dimensions"),
+}
 
 
 def enum(attr, kind):
@@ -27,12 +38,21 @@ def fields(attr, name):
     prefix = f"#stablehlo.{name}<"
     if not (text.startswith(prefix) and text.endswith(">")):
         raise UnsupportedError(f"expected {prefix}...>, got {attr!r}")
-    out = {}
-    for key, value in _FIELD.findall(text[len(prefix):-1]):
-        if value.startswith("["):
-            out[key] = tuple(int(v) for v in value[1:-1].split(",") if v.strip())
-        else:
-            out[key] = int(value)
+    body, out, pos = text[len(prefix):-1], {}, 0
+    while pos < len(body):
+        m = _FIELD.match(body, pos)
+        if m is None or m.group(1) not in FIELDS[name] or m.group(1) in out:
+            raise UnsupportedError(f"cannot read {attr.text!r}: expected its fields "
+                                   f"({', '.join(FIELDS[name])}) as `name = [...]` or "
+                                   f"`name = N`, once each")
+        key, value = m.group(1), m.group(2)
+        items = value[1:-1].split(",") if value.startswith("[") else [value]
+        items = [v for v in items if v.strip()] if value.startswith("[") else items
+        if not all(_INT.match(v) for v in items):
+            raise UnsupportedError(f"cannot read {attr.text!r}: {key} holds integers")
+        numbers = tuple(int(v) for v in items)
+        out[key] = numbers if value.startswith("[") else numbers[0]
+        pos = m.end()
     return out
 
 
@@ -170,6 +190,10 @@ def scan_plan(x_shape, attrs):
         raise Refused(f"padding needs a (low, high) pair per dim ({rank})")
     pairs = [pad[2 * i:2 * i + 2] for i in range(rank)]
     long = [d for d in range(rank) if window[d] != 1]
+    if not long and all(p == (0, 0) for p in pairs):
+        unit = [d for d in range(rank) if x_shape[d] == 1]      # a cumsum over a length-1 axis
+        if unit:
+            return unit[0], False
     if len(long) == 1:
         d = long[0]
         n = x_shape[d]

@@ -30,6 +30,16 @@ TYPED = {"stablehlo.convert": "tensor.convert", "stablehlo.bitcast_convert": "te
          "stablehlo.reshape": "tensor.reshape"}
 
 
+MAX_DEPTH = 64          # regions and inlined calls, one inside the other
+# The dialects an imported program's ops come from (accy's own IR has builtin and tensor ops).
+IMPORTED_DIALECTS = frozenset(("stablehlo", "chlo", "func", "sdy", "mhlo"))
+# compare_type -> the dtypes it compares (StableHLO: SIGNED for signed integers, UNSIGNED for
+# unsigned ones and i1, FLOAT and TOTALORDER for floats)
+COMPARE_TYPES = {"SIGNED": ("i8", "i16", "i32", "i64"), "UNSIGNED": ("u8", "i1"),
+                 "FLOAT": ("f16", "bf16", "f32", "f64"), "TOTALORDER": ("f16", "bf16", "f32",
+                                                                       "f64")}
+
+
 class Importer:
     """Translates one StableHLO module's entry; `values` maps its Values to the new ones."""
 
@@ -44,6 +54,7 @@ class Importer:
         self.line_of = _lines_of_ops(module, lines)
         self.values = {}
         self.calls = []             # the func.call stack (no recursion)
+        self.depth = 0              # blocks being translated, one inside the other
 
     # -- the entry -------------------------------------------------------------------------
     def entry(self):
@@ -70,6 +81,12 @@ class Importer:
         new_block = main.regions[0].add_block(ins)
         emitter = Emitter(Builder(ctx).at_end(new_block))
         results = self.block(emitter, block, new_block.arguments)
+        declared = func.attributes.get("function_type")
+        got = [v.type for v in results]
+        if not isinstance(declared, FunctionType) or list(declared.results) != got:
+            raise DTypeError(f"@{func.attributes['sym_name']} declares the results "
+                             f"{getattr(declared, 'results', '?')}, its body returns "
+                             f"({', '.join(map(str, got))})")
         emitter.builder.create("builtin.return", results)
         main.set_attribute("function_type", FunctionType(ins, [v.type for v in results]))
         module.verify()
@@ -78,13 +95,23 @@ class Importer:
     def block(self, emitter, block, args):
         """Translate `block`'s ops with its arguments bound to `args`; returns what its
         terminator returns."""
-        for old, new in zip(block.arguments, args):
-            self.values[old] = new
-        for op in block.operations:
-            if op.name in ("func.return", "stablehlo.return", "return"):
-                return self._operands(op)
-            self.op(emitter, op)
-        raise UnsupportedError("a block without a terminator")
+        have, given = [a.type for a in block.arguments], [v.type for v in args]
+        if have != given:
+            raise UnsupportedError(f"a block takes ({', '.join(map(str, have))}) where its op "
+                                   f"gives it ({', '.join(map(str, given))})")
+        if self.depth >= MAX_DEPTH:
+            raise UnsupportedError(f"regions and calls are nested more than {MAX_DEPTH} deep")
+        self.depth += 1
+        try:
+            for old, new in zip(block.arguments, args):
+                self.values[old] = new
+            for op in block.operations:
+                if op.name in ("func.return", "stablehlo.return", "return"):
+                    return self._operands(op)
+                self.op(emitter, op)
+            raise UnsupportedError("a block without a terminator")
+        finally:
+            self.depth -= 1
 
     def body(self, region):
         """A region body as Emitter's builders take it: fn(emitter, *args) -> values."""
@@ -205,6 +232,9 @@ def _compare(imp, e, op):
     x, y = imp._operands(op)
     direction = forms.enum(_need(op, "comparison_direction"), "comparison_direction")
     kind = forms.enum(op.attributes.get("compare_type"), "comparison_type")
+    if kind is not None and x.type.dtype not in COMPARE_TYPES.get(kind, ()):
+        raise DTypeError(f"compare_type {kind} does not compare {x.type.dtype} (it compares "
+                         f"{', '.join(COMPARE_TYPES.get(kind, ())) or 'nothing'})")
     if kind == "TOTALORDER":
         x, y = chlo.total_order_key(e, x), chlo.total_order_key(e, y)
         kind = "SIGNED"

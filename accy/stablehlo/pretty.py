@@ -49,9 +49,23 @@ def is_pretty(text):
 def to_generic(text):
     """`text`, a module in StableHLO's pretty form (with or without locations), in MLIR's
     generic form. Ops already in the generic form are kept; so the generic form reads too."""
+    return translate(text)[0]
+
+
+def translate(text):
+    """(to_generic(text), where each generic line comes from: its 1-based line number -> the
+    character offset in `text` of the op it spells (the head and the closing line of an op with
+    regions both map to the op); lines that spell no op, such as block labels, are absent)."""
     if not isinstance(text, str):
         raise errors.TypeError(f"to_generic takes the module's text (a str), not {type(text)}")
-    return _Reader(text).module()
+    reader = _Reader(text)
+    generic = reader.module()
+    origins, pending = {}, {line: list(reversed(at)) for line, at in reader.spelled.items()}
+    for number, line in enumerate(generic.splitlines(), 1):
+        at = pending.get(line.strip())
+        if at:
+            origins[number] = at.pop()
+    return generic, origins
 
 
 # ---- the op formats -----------------------------------------------------------------------------
@@ -275,6 +289,7 @@ class _Reader:
         self.dialects = [""]         # the default dialect of each region being read
         self.type_aliases = {}       # `!name = type`, for the readers that look into a type
         self.last = None             # the name of the op read last
+        self.spelled = {}            # a generic line (stripped) -> the ops' offsets, read order
         prefix = "%_"                # names for the values MLIR makes: none is in the text
         while prefix in text:
             prefix += "_"
@@ -588,7 +603,10 @@ class _Reader:
             self.steps(op, fmt.steps, fmt.own, indent)
         op.loc = op.loc or self.loc()
         self.op_name, self.last = outer, name
-        return op.lines(indent, results)
+        lines = op.lines(indent, results)
+        for line in {lines[0], lines[-1]}:
+            self.spelled.setdefault(line.strip(), []).append(self.starts[start])
+        return lines
 
     def resolve(self, tok):
         """The full name of an op written `tok`: a name without a dialect is the region's
