@@ -9,7 +9,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
-LOWERING = ["assembler"]        # the PTX emitter's assembler, on the IR core's records
+LOWERING = ["assembler", "legalize"]    # the PTX stage's walks, on the IR core's records
 LIBACCYRT = "accy/runtime/libaccyrt"
 LIBACCYRT_SOURCES = ["status.c", "reader.c", "bundle.c", "session.c", "cuda.c"]
 # C99, every warning an error, nothing exported but the API (ACCYRT_API in accyrt.h)

@@ -4,7 +4,7 @@ op through the templates below and the control flow of loops and branches.
     ptx = emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact")
 
 `kernels` is a list of `kl.kernel` ops (or one, or a module holding them). The emitter
-translates legal kl (accy/lowering/legalize.py: division by constants, range facts, i1
+translates legal kl (accy/lowering/legalize.pyx: division by constants, range facts, i1
 arithmetic and f16/bf16 widening are rewritten there); `emit_kernel` first legalizes, in
 place, a kernel not yet marked `legal`, so a caller may hand `emit_module` any kl (the
 compiler's ptx stage relies on it; a kernel whose text its `kernel_text` takes from the compile
