@@ -12,8 +12,7 @@ signature, in any kernel of the process, writes the recording with its own opera
 next free registers and labels. Registers are numbered per class, so a replayed op takes the
 very numbers its handler would have taken and the text is byte for byte what the handler would
 write. Ops whose handler reads more than their signature (control flow, which emits nested
-blocks; shared arrays, which declare module-level names) are handled every time; so is an op
-with an attribute that is not a bool, int or string (a constant's value).
+blocks; shared arrays, which declare module-level names) are handled every time.
 """
 cimport cython
 from libc.stdint cimport int32_t
@@ -21,6 +20,8 @@ from libc.stdint cimport int32_t
 from accy._core.context cimport BLK, OP, USE, VAL, Block, Context, OpRec, Value, op_handle
 
 import re
+
+from accy._core.attributes import attribute_key
 
 # register classes, in declaration order, with their .reg types
 REGISTERS = (("p", "pred"), ("rs", "b16"), ("r", "b32"), ("rd", "b64"), ("f", "f32"),
@@ -39,6 +40,9 @@ cdef tuple CLASSES = tuple(cls for cls, _ in REGISTERS)
 cdef dict CLASS_INDEX = {cls: i for i, cls in enumerate(CLASSES)}
 cdef list NAMES = [[] for _ in range(NCLASSES + 1)]    # "%r0", "%r1", ...; "$L__0", ...
 cdef dict DEST_CLASS = {}                              # opcode -> its destination's class
+# one string object per op name and type text, whatever the context: signatures then compare
+# by identity when a dict lookup hits
+cdef dict CANONICAL = {}
 TOKEN = re.compile(r"(%(?:rd|rs|r|fd|f|p)\d+|\$L__\d+)")
 cdef object UNRECORDABLE = object()     # a signature whose handler runs every time
 
@@ -93,19 +97,21 @@ cdef class _Recording:
 cdef class Assembler:
     """Registers, labels and text of one kernel; `block` walks a block's ops. Subclasses
     provide `handler(name)`: (the function called with the assembler and the op, whether the
-    op may be recorded)."""
+    op may be recorded). `handlers` caches its answers; `recordings` holds the recorded
+    texts (None: every op runs its handler)."""
     cdef readonly Context context
     cdef public list lines          # the kernel body's lines (a replayed op adds one string)
     cdef int counts[NCLASSES + 1]   # registers taken per class, and labels
     cdef list regs                  # value id -> its register (or an immediate's text)
+    cdef list types                 # type id -> its text, canonical (None until asked)
     cdef dict handlers              # op name -> handler(name), shared by every kernel
     cdef dict recordings            # signature -> _Recording (or UNRECORDABLE)
 
-    def __init__(self, Context context not None, dict handlers not None,
-                 dict recordings not None):
+    def __init__(self, Context context not None, dict handlers not None, dict recordings):
         self.context = context
         self.lines = []
         self.regs = [None] * context.values.top
+        self.types = [None] * len(context.types)
         self.handlers = handlers
         self.recordings = recordings
         for i in range(NCLASSES + 1):
@@ -165,11 +171,12 @@ cdef class Assembler:
 
     cdef emit_op(self, Context c, int32_t op):
         name = c.op_names[OP(c, op).name]
+        name = CANONICAL.setdefault(name, name)
         entry = self.handlers.get(name)
         if entry is None:
             entry = self.handlers[name] = self.handler(name)
         handler, recorded = <tuple>entry
-        if recorded:
+        if recorded and self.recordings is not None:
             key = self.signature(c, op, name)
             if key is not None:
                 found = self.recordings.get(key)
@@ -181,20 +188,24 @@ cdef class Assembler:
 
     cdef tuple signature(self, Context c, int32_t op, str name):
         """The op's signature (see the module docstring), or None when an operand has no
-        register yet (its handler then raises) or an attribute is of another kind."""
+        register yet (its handler then raises)."""
         cdef OpRec* o = OP(c, op)
         cdef list key = [name]
         cdef int32_t i, v
         attrs = c.op_attrs.get(op)
         if attrs:
-            for k, a in attrs.items():
+            for k, a in attrs.items():     # (name, value, True for a bool) each
                 kind = type(a)
-                if kind is not bool and kind is not int and kind is not str:
-                    return None
-                key.append((k, a, kind is bool))
+                key.append(k)
+                if kind is bool or kind is int or kind is str:
+                    key.append(a)
+                    key.append(kind is bool)    # True and 1 differ as attributes
+                else:
+                    key.append(attribute_key(a))
+                    key.append(None)
         key.append(o.n_results)
         for i in range(o.n_results):
-            key.append(c.type_strs[VAL(c, o.results + i).type])
+            key.append(self.type_text(c, VAL(c, o.results + i).type))
         for i in range(o.n_operands):
             v = USE(c, o.operands + i).value
             if v < 0:
@@ -202,9 +213,16 @@ cdef class Assembler:
             reg = self.regs[v]
             if reg is None:
                 return None
-            key.append(c.type_strs[VAL(c, v).type])
+            key.append(self.type_text(c, VAL(c, v).type))
             key.append(operand_shape(reg))
         return tuple(key)
+
+    cdef str type_text(self, Context c, int32_t t):
+        found = self.types[t]
+        if found is None:
+            text = c.type_strs[t]
+            found = self.types[t] = CANONICAL.setdefault(text, text)
+        return <str>found
 
     cdef replay(self, Context c, OpRec* o, _Recording r):
         cdef list subs = []
