@@ -269,9 +269,8 @@ cdef class Assembler:
             pieces[k] = taken_slot(pieces[k], slots, o.n_operands, new, before)
         for k in range(len(results)):
             reg = results[k]
-            if reg is not None and reg[0] not in "%$":
-                continue                    # an immediate's text
-            results[k] = taken_slot(reg, slots, o.n_operands, new, before) if reg is not None else None
+            if reg is not None and reg[0] in "%$":  # else an immediate's text, or undefined
+                results[k] = taken_slot(reg, slots, o.n_operands, new, before)
         if None in pieces or None in results:
             self.recordings[key] = UNRECORDABLE
             return

@@ -182,8 +182,8 @@ cdef class _Legalizer:
         self.dtypes = []
 
     def walk(self):
-        self.block(REG(self.context, OP(self.context, (<Operation>self.kernel).id).regions)
-                   .first_block)
+        cdef int32_t kernel = (<Operation>self.kernel).check()
+        self.block(REG(self.context, OP(self.context, kernel).regions).first_block)
 
     cdef tuple kind(self, int32_t name):
         while len(self.kinds) <= name:

@@ -15,7 +15,9 @@ math_tier are used). sm_80 or later (min.NaN, bf16 cvt/fma), PTX ISA 7.8 or late
 `sym_name` (with `.maxntid` and `.minnctapersm 1` when it declares `max_threads`: registers
 bounded by what one block of that many threads may hold, not squeezed for occupancy, as
 CUDA's `__launch_bounds__(n, 1)`). Emission is deterministic: registers and labels are
-numbered in walk order, so the same kernels give byte-identical text in any process. Every kl
+numbered in walk order, so the same kernels give byte-identical text in any process. The
+handlers below write each op signature's text once per process; later ops of that signature
+replay it (accy/lowering/assembler.pyx), byte for byte. Every kl
 op means what the tensor op of the same name means in `accy.reference` (docs/tensor-ops.md
 "Numerics"); an (op, dtype) the emitter cannot do exactly raises `UnsupportedError` naming
 both, never wrong code.
@@ -432,7 +434,7 @@ class _Kernel(Assembler):
             return _Kernel._unsupported_op, False
         return method, name not in UNRECORDED
 
-    # ---- templates (the rest of the assembler interface is Assembler's) ----------------
+    # ---- templates (the rest of the assembler interface is Assembler's) ---------------------
     def template(self, text, vcls, **bind):
         """Emit a template (see INT); fresh temporaries for {v0} (class vcls), {p0}, ..."""
         self._emit_lines(_template_lines(text), vcls, bind)
