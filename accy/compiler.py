@@ -17,7 +17,7 @@
   taken once each in dependency order under a lease of the compilation's own.
 - kl: each outline lowered by kind to a `kl.kernel` (accy/lowering/kernelize.py), or left to
   the host.
-- ptx: the kl kernels legalized (accy/lowering/legalize.py), then emitted as one PTX module.
+- ptx: the kl kernels legalized (accy/lowering/legalize.pyx), then emitted as one PTX module.
 - cubin: ptxas's output for that module, when the target's artifact_format is cubin (else none).
 - host: the host program (accy/lowering/host_program.py), and with it the Executable, which
   holds no IR.

@@ -1,5 +1,5 @@
 """The kernel language (`kl`): the IR the per-kind lowerings write, `legalize`
-(accy/lowering/legalize.py) rewrites into legal kl and the PTX emitter reads.
+(accy/lowering/legalize.pyx) rewrites into legal kl and the PTX emitter reads.
 One `kl.kernel` is one GPU kernel, written for one thread: scalar SSA values, explicit thread
 and block ids, loads and stores through pointer parameters, structured loops and branches.
 

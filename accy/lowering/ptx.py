@@ -4,7 +4,7 @@ op through the templates below and the control flow of loops and branches.
     ptx = emit_module(kernels, arch="sm_90", ptx_version="8.0", math_tier="exact")
 
 `kernels` is a list of `kl.kernel` ops (or one, or a module holding them). The emitter
-translates legal kl (accy/lowering/legalize.py: division by constants, range facts, i1
+translates legal kl (accy/lowering/legalize.pyx: division by constants, range facts, i1
 arithmetic and f16/bf16 widening are rewritten there); `emit_kernel` first legalizes, in
 place, a kernel not yet marked `legal`, so a caller may hand `emit_module` any kl (the
 compiler's ptx stage relies on it; a kernel whose text its `kernel_text` takes from the compile
@@ -15,7 +15,9 @@ math_tier are used). sm_80 or later (min.NaN, bf16 cvt/fma), PTX ISA 7.8 or late
 `sym_name` (with `.maxntid` and `.minnctapersm 1` when it declares `max_threads`: registers
 bounded by what one block of that many threads may hold, not squeezed for occupancy, as
 CUDA's `__launch_bounds__(n, 1)`). Emission is deterministic: registers and labels are
-numbered in walk order, so the same kernels give byte-identical text in any process. Every kl
+numbered in walk order, so the same kernels give byte-identical text in any process. The
+handlers below write each op signature's text once per process; later ops of that signature
+replay it (accy/lowering/assembler.pyx), byte for byte. Every kl
 op means what the tensor op of the same name means in `accy.reference` (docs/tensor-ops.md
 "Numerics"); an (op, dtype) the emitter cannot do exactly raises `UnsupportedError` naming
 both, never wrong code.
@@ -112,6 +114,7 @@ import numpy as np
 
 from accy.errors import UnsupportedError
 from accy.lowering import math as _math
+from accy.lowering.assembler import DECLARED, REGISTERS, Assembler
 from accy.lowering.kl import KL_BINARY, KL_UNARY, MMA_SHAPES, pointee, space
 from accy.lowering.legalize import kernel_ops, legalize
 
@@ -128,11 +131,6 @@ STORAGE = {
     "i16": ("r", "s32", "s16", "b16", 2), "i8": ("r", "s32", "s8", "b8", 1),
     "u8": ("r", "u32", "u8", "b8", 1), "i1": ("p", "pred", "u8", "b8", 1),
 }
-REGISTERS = (("p", "pred"), ("rs", "b16"), ("r", "b32"), ("rd", "b64"), ("f", "f32"),
-             ("fd", "f64"))
-TYPE_CLASS = {"pred": "p", "b16": "rs", "f16": "rs", "bf16": "rs", "u16": "rs", "s16": "rs",
-              "b32": "r", "u32": "r", "s32": "r", "b64": "rd", "u64": "rd", "s64": "rd",
-              "f32": "f", "f64": "fd"}
 SMALL = {"i8": "cvt.s32.s8 {d}, {d}", "i16": "cvt.s32.s16 {d}, {d}", "u8": "and.b32 {d}, {d}, 255"}
 BITS = {"i64": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8}
 
@@ -328,22 +326,6 @@ def emit_kernel(kernel, math_tier, symbol=None):
     return _Kernel(kernel, math_tier, symbol).text()
 
 
-def _dest_class(opcode):
-    found = _DEST_CLASS.get(opcode)
-    if found is None:
-        parts = opcode.split(".")
-        if parts[0] in ("setp", "testp"):
-            found = "p"
-        else:
-            types = [p for p in parts[1:] if p in TYPE_CLASS]
-            found = TYPE_CLASS[types[0] if parts[0] == "cvt" else types[-1]]
-        _DEST_CLASS[opcode] = found
-    return found
-
-
-_DEST_CLASS = {}        # opcode -> its destination's register class (a few hundred opcodes)
-
-
 def _template_lines(text):
     """A template's lines, each split into literal text and placeholder names (odd items),
     parsed once per template text."""
@@ -418,61 +400,41 @@ _TEMP_KINDS = {}
 _SCALAR_DTYPES = {}     # a kl value's type -> its dtype, once checked to be a scalar emitted here
 
 
-def _handler(name):
-    """The `_Kernel` method (called with the kernel and the op) that emits kl op `name`:
-    its `_op_<name>`, `_arith` for the arithmetic ops, else one that raises."""
-    short = name[3:] if name.startswith("kl.") else None
-    method = getattr(_Kernel, f"_op_{short}", None) if short else None
-    if method is not None:
-        return method
-    if short in KL_BINARY or short in KL_UNARY:
-        return lambda kernel, op: kernel._arith(op, short)
-    return _Kernel._unsupported_op
+# ops whose text depends on more than their signature (accy/lowering/assembler.pyx): they
+# emit nested blocks and move values between registers by name, or declare module-level arrays
+UNRECORDED = {"kl.for", "kl.while", "kl.if", "kl.shared"}
+_HANDLERS = {}          # kl op name -> (its handler, whether it is recorded)
+_RECORDINGS = {tier: {} for tier in MATH_TIERS}     # per tier: signature -> recorded text
 
 
-_HANDLERS = {}          # kl op name -> its `_handler`
-
-
-class _Kernel:
+class _Kernel(Assembler):
     """Emits one kernel; `op`, `emit`, `label`, `place` and `template` are also the interface
     accy.lowering.math writes its functions with."""
 
     def __init__(self, kernel, tier, symbol=None):
+        super().__init__(kernel.context, _HANDLERS, _RECORDINGS[tier])
         self.kernel = kernel
         self.name = kernel.attributes["sym_name"]         # for messages
         self.symbol = symbol or self.name                # in the text
         self.tier = tier
-        self.lines = []
-        self.counts = {cls: 0 for cls, _ in REGISTERS}
-        self.nlabels = 0
-        self.values = {}            # kl Value -> register (or an immediate's text)
         self.shared = []            # .shared declarations of the kernel
         self.extern = []            # its dynamic shared array, declared at module scope
 
-    # ---- the assembler interface ------------------------------------------------------------
-    def new(self, cls):
-        n = self.counts[cls]
-        self.counts[cls] = n + 1
-        return f"%{cls}{n}"
+    @staticmethod
+    def handler(name):
+        """(The function that emits kl op `name`, called with the kernel and the op, whether
+        the op is recorded): its `_op_<name>`, `_arith` for the arithmetic ops, else one that
+        raises."""
+        short = name[3:] if name.startswith("kl.") else None
+        method = getattr(_Kernel, f"_op_{short}", None) if short else None
+        if method is None and (short in KL_BINARY or short in KL_UNARY):
+            def method(kernel, op):
+                kernel._arith(op, short)
+        if method is None:
+            return _Kernel._unsupported_op, False
+        return method, name not in UNRECORDED
 
-    def emit(self, text):
-        self.lines.append(f"\t{text};")
-
-    def label(self):
-        self.nlabels += 1
-        return f"$L__{self.nlabels}"
-
-    def place(self, label):
-        self.lines.append(f"{label}:")
-
-    def op(self, opcode, *srcs, cls=None, dest=None):
-        """`opcode dest, srcs...`; dest is a new register of `cls` (default: the class of the
-        opcode's destination type) unless given. Returns dest."""
-        if dest is None:
-            dest = self.new(cls or _dest_class(opcode))
-        self.lines.append(f"\t{opcode} {', '.join([dest, *map(str, srcs)])};")   # as emit
-        return dest
-
+    # ---- templates (the rest of the assembler interface is Assembler's) ---------------------
     def template(self, text, vcls, **bind):
         """Emit a template (see INT); fresh temporaries for {v0} (class vcls), {p0}, ..."""
         self._emit_lines(_template_lines(text), vcls, bind)
@@ -515,19 +477,20 @@ class _Kernel:
                     raise UnsupportedError(f"kernel {self.name}: a pointer to {dtype}")
                 params.append(f"\t.param .u64 {pname}")
                 raw = self.op("ld.param.u64", f"[{pname}]")
-                self.values[arg] = self.op("cvta.to.global.u64", raw)
+                self.define(arg, self.op("cvta.to.global.u64", raw))
                 continue
             dtype = self._dtype(arg)
             cls, _, mem, _, _ = STORAGE[dtype]
             params.append(f"\t.param .{mem} {pname}")
             if dtype == "i1":
                 byte = self.op("ld.param.u8", f"[{pname}]", cls="r")
-                self.values[arg] = self.op("setp.ne.u32", byte, 0)
+                self.define(arg, self.op("setp.ne.u32", byte, 0))
             else:
-                self.values[arg] = self.op(f"ld.param.{mem}", f"[{pname}]", cls=cls)
+                self.define(arg, self.op(f"ld.param.{mem}", f"[{pname}]", cls=cls))
         self.block(entry)
-        decls = [f"\t.reg .{t} \t%{cls}<{self.counts[cls]}>;" for cls, t in REGISTERS
-                 if self.counts[cls]] + self.shared
+        counts = self.register_counts()
+        decls = [f"\t.reg .{t} \t%{cls}<{counts[cls]}>;" for cls, t in REGISTERS
+                 if counts[cls]] + self.shared
         bound = self.kernel.attributes.get("max_threads")
         head = "".join(self.extern) + f".visible .entry {self.symbol}(\n" + ",\n".join(params) + "\n)\n" + \
             (f".maxntid {bound}, 1, 1\n.minnctapersm 1\n" if bound else "") + "{\n"
@@ -544,17 +507,6 @@ class _Kernel:
             found = _SCALAR_DTYPES[t] = t.dtype
         return found
 
-    def reg(self, value):
-        return self.values[value]
-
-    def block(self, block):
-        for op in block.operations:
-            name = op.name
-            handler = _HANDLERS.get(name)
-            if handler is None:
-                handler = _HANDLERS[name] = _handler(name)
-            handler(self, op)
-
     def _op_yield(self, op):
         pass                            # the enclosing op moves the yielded values
 
@@ -564,10 +516,6 @@ class _Kernel:
     def _unsupported_op(self, op):
         raise UnsupportedError(f"kernel {self.name}: the PTX emitter does not support "
                                f"op '{op.name}'")
-
-    def define(self, value, reg):
-        self.values[value] = reg
-        return reg
 
     # ---- structure --------------------------------------------------------------------------
     def _op_special(self, op):
@@ -606,7 +554,7 @@ class _Kernel:
         guard, cls = self._guard(op, 2), ("r" if dtype == "i1" else cls)
         d = self.new(cls)
         if guard:                       # a masked lane keeps the zero
-            self.emit(f"mov.{dict(REGISTERS)[cls]} {d}, {_ZERO[cls]}")
+            self.emit(f"mov.{DECLARED[cls]} {d}, {_ZERO[cls]}")
         self.emit(f"{guard}ld.{where}.{'u8' if dtype == 'i1' else mem} {d}, [{addr}]")
         self.define(op.results[0], self.op("setp.ne.u32", d, 0) if dtype == "i1" else d)
 
@@ -835,7 +783,7 @@ class _Kernel:
 
     def _mov(self, src, dest=None):
         cls = (dest or src)[1:].rstrip("0123456789")
-        return self.op(f"mov.{dict(REGISTERS)[cls]}", src, dest=dest, cls=cls)
+        return self.op(f"mov.{DECLARED[cls]}", src, dest=dest, cls=cls)
 
     def _op_for(self, op):
         lo, hi, step, *inits = op.operands
@@ -896,7 +844,7 @@ class _Kernel:
 
     def _op_select(self, op):
         (result,), operands = op.results, op.operands
-        c, a, b = (self.values[v] for v in operands)
+        c, a, b = (self.reg(v) for v in operands)
         cls = STORAGE[self._dtype(result)][0]
         self.define(result, self.op(f"selp.{SELECT_TYPE[cls]}", a, b, c))
 
@@ -922,8 +870,7 @@ class _Kernel:
         dtype = self._dtype(result)
         if name == "shr" and op.attributes.get("arithmetic", False):
             name = "shra"
-        values = self.values
-        args = [values[v] for v in operands]
+        args = [self.reg(v) for v in operands]
         if dtype == "i1":
             d = self._bool(name, args)
         elif dtype in BITS:
@@ -935,7 +882,7 @@ class _Kernel:
             d = self._f32_fast(name, args[0])
         else:
             d = self._float(name, dtype, args)
-        values[result] = d
+        self.define(result, d)
 
     def _bool(self, name, args):
         if name == "not":

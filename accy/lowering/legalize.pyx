@@ -1,3 +1,4 @@
+# cython: language_level=3
 """Legalization: kl -> legal kl, the form the PTX emitter (accy/lowering/ptx.py) translates
 op by op.
 
@@ -30,7 +31,15 @@ docs/tensor-ops.md "Numerics"):
   the op in f32, the result rounded once back (cvt.rn), as the reference rounds it.
 
 Ops the emitter cannot translate are left as they are, for it to refuse by name.
+
+The walk and the range facts read the IR's records (ops, values and types by id), so an op
+that needs no rewrite costs no handle; the rewrites build with the IR's Builder.
 """
+from libc.stdint cimport int32_t
+
+from accy._core.context cimport (ARGS, BLK, OP, REG, USE, VAL, Context, Operation, Value,
+                                 op_handle)
+
 from accy._core.context import Builder
 from accy.errors import UnsupportedError
 from accy.lowering.kl import KL_BINARY, KL_UNARY, _literal, scalar
@@ -56,13 +65,29 @@ SPECIAL_BOUNDS = {"tid.x": 1023, "tid.y": 1023, "tid.z": 63, "ntid.x": 1024, "nt
                   "nctaid.x": 2**31 - 1, "nctaid.y": 65535, "nctaid.z": 65535}
 
 
+# what the walk does with an op, by name
+cdef enum:
+    OTHER = 0
+    ARITH = 1           # an op of ARITHMETIC
+    CONSTANT = 2
+    SPECIAL = 3
+    CONVERT = 4
+    SELECT = 5
+    COMPARE = 6
+    FOR = 7
+    NESTED = 8          # kl.while, kl.if: only their blocks
+KINDS = {"kl.constant": CONSTANT, "kl.special": SPECIAL, "kl.convert": CONVERT,
+         "kl.select": SELECT, "kl.cmp": COMPARE, "kl.for": FOR, "kl.while": NESTED,
+         "kl.if": NESTED}
+
+
 def legalize(kernels):
     """Rewrite every `kl.kernel` of `kernels` (an op, a list, or a module) into legal kl, in
     place (see the module docstring); returns the list of kernel ops."""
     ops = kernel_ops(kernels)
     for kernel in ops:
         if not kernel.attributes.get("legal", False):
-            _Legalizer(kernel).block(kernel.regions[0].entry)
+            _Legalizer(kernel).walk()
             kernel.set_attribute("legal", True)
     return ops
 
@@ -101,79 +126,122 @@ def signed_magic(d, width):
             return q2 + 1, p - width
 
 
-def _bound(name, dtype, operands, bounds, consts):
+cdef object _bound(str name, str dtype, int32_t a_id, int32_t b_id, dict bounds, dict consts):
     """An upper bound of integer op `name`'s result when it is known to lie in [0, bound]
-    (`bounds`: such bounds of values; `consts`: integer constants), else None. A sum or
-    product counts only while its bound stays within the dtype, so arithmetic that may wrap
-    (a hash of an int64 iota) is never taken for non-negative."""
-    a = bounds.get(operands[0])
-    b = bounds.get(operands[1]) if len(operands) > 1 else None
+    (`bounds`: such bounds of values, by id; `consts`: integer constants; `b_id` is -1 for a
+    unary op), else None. A sum or product counts only while its bound stays within the
+    dtype, so arithmetic that may wrap (a hash of an int64 iota) is never taken for
+    non-negative."""
+    a = bounds.get(a_id)
+    b = bounds.get(b_id) if b_id >= 0 else None
     top = (1 << (BITS[dtype] - 1)) - 1 if dtype != "u8" else 255
-    if name in ("add", "mul"):
+    if name == "add" or name == "mul":
         out = None if a is None or b is None else a + b if name == "add" else a * b
     elif name == "rem":                     # the sign of the dividend, below the divisor
-        c = consts.get(operands[1])
+        c = consts.get(b_id)
         out = a if a is None or not c else min(a, abs(c) - 1)
     elif name == "div":                     # x / 0 is -1: a positive constant divisor only
-        c = consts.get(operands[1], 0)
+        c = consts.get(b_id, 0)
         out = a // c if a is not None and c > 0 else None
     elif name == "shr":                     # logical: shifted down
-        out = a if a is None else a >> max(0, min(consts.get(operands[1], 0), 63))
+        out = a if a is None else a >> max(0, min(consts.get(b_id, 0), 63))
     elif name == "min":
         out = None if a is None or b is None else min(a, b)
     elif name == "max":
         out = None if a is None and b is None else top if a is None or b is None else max(a, b)
     elif name == "and":                     # the sign bit cleared by either
-        out = None if a is None and b is None else min(x for x in (a, b) if x is not None)
+        out = b if a is None else a if b is None else min(a, b)
     else:
         out = None
     return out if out is not None and out <= top else None
 
 
-def _dtype(value):
-    """The dtype of a scalar kl value; None for a pointer (which the emitter refuses where it
-    is no operand)."""
-    return getattr(value.type, "dtype", None)
+cdef inline int32_t operand(Context c, int32_t op, int32_t i):
+    return USE(c, OP(c, op).operands + i).value
 
 
-class _Legalizer:
+cdef class _Legalizer:
     """Rewrites one kernel, walking its ops in order with the range facts found so far."""
+    cdef Context context
+    cdef object kernel
+    cdef object entry           # the kernel's entry Block
+    cdef dict immediates        # (value, dtype) -> its immediate constant, at the entry
+    cdef dict consts            # integer value id -> its constant
+    cdef dict bounds            # integer value id -> b when it is known to lie in [0, b]
+    cdef list kinds             # op-name id -> (its kind, its name less "kl.")
+    cdef list dtypes            # type id -> the dtype of a scalar type, None for others
 
     def __init__(self, kernel):
         self.context = kernel.context
+        self.kernel = kernel
         self.entry = kernel.regions[0].entry
-        self.immediates = {}        # (value, dtype) -> its immediate constant, at the entry
-        self.consts = {}            # integer kl Value -> its constant
-        self.bounds = {}            # integer kl Value -> b when it is known to lie in [0, b]
+        self.immediates = {}
+        self.consts = {}
+        self.bounds = {}
+        self.kinds = []
+        self.dtypes = []
 
-    def block(self, block):
-        for op in block.operations:
-            name = op.name
-            if name in ARITHMETIC:
-                self.arithmetic(op, name[3:])
-            elif name == "kl.constant":
+    def walk(self):
+        cdef int32_t kernel = (<Operation>self.kernel).check()
+        self.block(REG(self.context, OP(self.context, kernel).regions).first_block)
+
+    cdef tuple kind(self, int32_t name):
+        while len(self.kinds) <= name:
+            self.kinds.append(None)
+        found = self.kinds[name]
+        if found is None:
+            full = self.context.op_names[name]
+            kind = ARITH if full in ARITHMETIC else KINDS.get(full, OTHER)
+            found = self.kinds[name] = (kind, full[3:])
+        return <tuple>found
+
+    cdef object dtype(self, int32_t value):
+        """The dtype of a scalar kl value; None for a pointer (which the emitter refuses where
+        it is no operand)."""
+        cdef int32_t t = VAL(self.context, value).type
+        while len(self.dtypes) <= t:
+            self.dtypes.append(False)
+        found = self.dtypes[t]
+        if found is False:
+            found = self.dtypes[t] = getattr(self.context.types[t], "dtype", None)
+        return found
+
+    cdef block(self, int32_t block):
+        cdef Context c = self.context
+        cdef int32_t op = BLK(c, block).first_op, i, kind
+        cdef list ops = []
+        while op >= 0:                  # the ops the walk started with: not those it makes
+            ops.append(op)
+            op = OP(c, op).next
+        for op in ops:
+            kind, name = self.kind(OP(c, op).name)
+            if kind == ARITH:
+                self.arithmetic(op, name)
+            elif kind == CONSTANT:
                 self.constant(op)
-            elif name == "kl.special":
-                self.bounds[op.results[0]] = SPECIAL_BOUNDS.get(op.attributes["register"],
-                                                                2**31 - 1)
-            elif name == "kl.convert":
+            elif kind == SPECIAL:
+                self.bounds[OP(c, op).results] = SPECIAL_BOUNDS.get(
+                    c.op_attrs[op]["register"], 2**31 - 1)
+            elif kind == CONVERT:
                 self.convert(op)
-            elif name == "kl.select":
+            elif kind == SELECT:
                 self.select(op)
-            elif name == "kl.cmp":
+            elif kind == COMPARE:
                 self.compare(op)
-            elif name == "kl.for":
+            elif kind == FOR:
                 self.loop(op)
-            if name in ("kl.for", "kl.while", "kl.if"):
-                for region in op.regions:
-                    self.block(region.entry)
+            if kind == FOR or kind == NESTED:
+                for i in range(OP(c, op).n_regions):
+                    self.block(REG(c, OP(c, op).regions + i).first_block)
 
     # ---- building ---------------------------------------------------------------------------
     def _replace(self, op, value):
         """Use `value` for `op`'s result (carrying its range fact) and erase `op`."""
         result = op.results[0]
-        if result in self.bounds:
-            self.bounds[value] = self.bounds[result]
+        cdef int32_t old = (<Value>result).id
+        if old in self.bounds:
+            self.bounds[(<Value>value).id] = self.bounds.pop(old)
+        self.consts.pop(old, None)      # its id may name a new value once it is erased
         result.replace_all_uses_with(value)
         op.erase()
 
@@ -186,80 +254,92 @@ class _Legalizer:
                          attributes or None).results[0]
 
     # ---- facts ------------------------------------------------------------------------------
-    def constant(self, op):
-        value = op.results[0]
-        dtype = _dtype(value)
-        if dtype in BITS:
-            c = int(op.attributes["value"].array)
+    cdef constant(self, int32_t op):
+        cdef int32_t value = OP(self.context, op).results
+        if self.dtype(value) in BITS:
+            c = int(self.context.op_attrs[op]["value"].array)
             self.consts[value] = c
             if c >= 0:
                 self.bounds[value] = c
 
-    def loop(self, op):
-        lo, hi, step = op.operands[:3]
+    cdef loop(self, int32_t op):
+        cdef Context c = self.context
+        cdef int32_t lo = operand(c, op, 0), hi = operand(c, op, 1), step = operand(c, op, 2)
+        cdef int32_t body
         if lo in self.bounds and step in self.bounds:       # it grows from lo, below hi,
             top = max(0, self.bounds.get(hi, 2**63 - 1) - 1)  # as long as iv + step cannot
             if top + self.bounds[step] < 2**63:                # wrap past 2^63 and go on
-                self.bounds[op.regions[0].entry.arguments[0]] = top
+                body = REG(c, OP(c, op).regions).first_block
+                self.bounds[ARGS(c, BLK(c, body).args)[0]] = top
 
     # ---- rewrites ---------------------------------------------------------------------------
-    def convert(self, op):
-        (source,), (result,) = op.operands, op.results
-        src, dst = _dtype(source), _dtype(result)
+    cdef convert(self, int32_t op):
+        cdef Context c = self.context
+        cdef int32_t source = operand(c, op, 0), result = OP(c, op).results
+        src, dst = self.dtype(source), self.dtype(result)
         bound = self.bounds.get(source)
         if bound is not None and dst in BITS and bound < 1 << (BITS[dst] - (dst != "u8")):
             self.bounds[result] = bound             # the same value in the new dtype
         if dst in SMALL and src in BITS and src != dst:
-            self.wrap(op)
+            self.wrap(op_handle(c, op))
         if src in HALF and dst not in ("f32", "f64", src):
-            at = self._at(op)
-            wide = self._make(at, "convert", [source], "f32")
-            self._replace(op, self._make(at, "convert", [wide], dst))
+            handle = op_handle(c, op)
+            at = self._at(handle)
+            wide = self._make(at, "convert", handle.operands, "f32")
+            self._replace(handle, self._make(at, "convert", [wide], dst))
 
-    def select(self, op):
-        (result,), (c, a, b) = op.results, op.operands
-        dtype = _dtype(result)
-        if dtype == "i1":
-            at = self._at(op)
-            x = self._make(at, "and", [c, a], "i1")
-            y = self._make(at, "and", [self._make(at, "not", [c], "i1"), b], "i1")
-            return self._replace(op, self._make(at, "or", [x, y], "i1"))
-        if a in self.bounds and b in self.bounds:
+    cdef select(self, int32_t op):
+        cdef Context c = self.context
+        cdef int32_t result = OP(c, op).results, a = operand(c, op, 1), b = operand(c, op, 2)
+        if self.dtype(result) == "i1":
+            handle = op_handle(c, op)
+            x, y, z = handle.operands
+            at = self._at(handle)
+            p = self._make(at, "and", [x, y], "i1")
+            q = self._make(at, "and", [self._make(at, "not", [x], "i1"), z], "i1")
+            self._replace(handle, self._make(at, "or", [p, q], "i1"))
+        elif a in self.bounds and b in self.bounds:
             self.bounds[result] = max(self.bounds[a], self.bounds[b])
 
-    def compare(self, op):
-        dtype = _dtype(op.operands[0])
+    cdef compare(self, int32_t op):
+        dtype = self.dtype(operand(self.context, op, 0))
         wide = "u8" if dtype == "i1" else "f32" if dtype in HALF else None
         if wide is not None:
-            at = self._at(op)
-            x, y = (self._make(at, "convert", [v], wide) for v in op.operands)
-            self._replace(op, self._make(at, "cmp", [x, y], "i1",
-                                         predicate=op.attributes["predicate"]))
+            handle = op_handle(self.context, op)
+            at = self._at(handle)
+            x, y = (self._make(at, "convert", [v], wide) for v in handle.operands)
+            self._replace(handle, self._make(at, "cmp", [x, y], "i1",
+                                             predicate=handle.attributes["predicate"]))
 
-    def arithmetic(self, op, name):
-        operands = op.operands
-        dtype = _dtype(operands[0])
+    cdef arithmetic(self, int32_t op, str name):
+        cdef Context c = self.context
+        cdef int32_t n = OP(c, op).n_operands, result = OP(c, op).results
+        cdef int32_t a = operand(c, op, 0), b = operand(c, op, 1) if n > 1 else -1
+        dtype = self.dtype(a)
         if dtype in WIDE_FLOATS:                # nothing to rewrite, no range fact
             return
-        result = op.results[0]
+        attrs = c.op_attrs.get(op)
         if dtype == "i1":
             if name in BOOL:
-                self._replace(op, self._make(self._at(op), BOOL[name], operands, "i1"))
+                handle = op_handle(c, op)
+                self._replace(handle, self._make(self._at(handle), BOOL[name], handle.operands,
+                                                 "i1"))
         elif dtype in BITS:
             # no range fact for a sign-filling shift
-            bound = None if name == "shr" and op.attributes.get("arithmetic", False) else \
-                _bound(name, dtype, operands, self.bounds, self.consts)
+            bound = None if name == "shr" and attrs and attrs.get("arithmetic", False) else \
+                _bound(name, dtype, a, b, self.bounds, self.consts)
             if bound is not None:
                 self.bounds[result] = bound
-            if name in ("div", "rem") and self.consts.get(operands[1], 0) not in (0, -1):
-                self.by_constant(op, name, dtype)
+            if (name == "div" or name == "rem") and self.consts.get(b, 0) not in (0, -1):
+                self.by_constant(op_handle(c, op), name, dtype)
             if dtype in SMALL and name in WRAPPING:
-                self.wrap(op)
+                self.wrap(op_handle(c, op))
         elif dtype in HALF and name not in HALF_NATIVE:
-            at = self._at(op)
-            wide = [self._make(at, "convert", [v], "f32") for v in operands]
+            handle = op_handle(c, op)
+            at = self._at(handle)
+            wide = [self._make(at, "convert", [v], "f32") for v in handle.operands]
             out = self._make(at, name, wide, "i1" if name == "is_finite" else "f32")
-            self._replace(op, out if name == "is_finite" else
+            self._replace(handle, out if name == "is_finite" else
                           self._make(at, "convert", [out], dtype))
 
     def immediate(self, value, dtype):
@@ -281,8 +361,9 @@ class _Legalizer:
                                                              [result.type])
         result.replace_all_uses_with(wrapped.results[0])
         wrapped.set_operand(0, result)          # the wrap itself keeps the raw result
-        if result in self.bounds:
-            self.bounds[wrapped.results[0]] = self.bounds[result]
+        bound = self.bounds.get((<Value>result).id)
+        if bound is not None:
+            self.bounds[(<Value>wrapped.results[0]).id] = bound
 
     def by_constant(self, op, name, dtype):
         """Truncating a / c or a % c for a constant c (not 0 or -1): for i32 and i64 by shifts
@@ -292,7 +373,7 @@ class _Legalizer:
             op.set_attribute("safe_divisor", True)
             return
         a, divisor = op.operands
-        c, nonneg = self.consts[divisor], a in self.bounds
+        c, nonneg = self.consts[(<Value>divisor).id], (<Value>a).id in self.bounds
         at, w = self._at(op), BITS[dtype]
 
         def imm(value):
