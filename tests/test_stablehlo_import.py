@@ -696,12 +696,12 @@ def test_a_non_strict_comparator_sorts_within_the_row():
     """LE puts an element before itself and each of a tie before the other: read strictly, it
     sorts as LT, never placing an element outside its row (the kernel wrote out of bounds)."""
     x = np.random.default_rng(25).integers(0, 4, (3, 6)).astype(np.float32)
-    text = module(f'''
-%r0 = "stablehlo.sort"(%a0) <{{dimension = 1 : i64, is_stable = true}}> ({{
+    text = module('''
+%r0 = "stablehlo.sort"(%a0) <{dimension = 1 : i64, is_stable = true}> ({
 ^bb0(%p: tensor<f32>, %q: tensor<f32>):
-  %le = "stablehlo.compare"(%p, %q) <{{comparison_direction = #stablehlo<comparison_direction LE>}}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  %le = "stablehlo.compare"(%p, %q) <{comparison_direction = #stablehlo<comparison_direction LE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
   "stablehlo.return"(%le) : (tensor<i1>) -> ()
-}}) : (tensor<3x6xf32>) -> tensor<3x6xf32>
+}) : (tensor<3x6xf32>) -> tensor<3x6xf32>
 ''', [((3, 6), "f32")], [((3, 6), "f32")])
     check(text, [x], [np.sort(x, 1)])
 
