@@ -1,5 +1,5 @@
-"""Builds the Cython extensions of accy's IR core and libaccyrt, the C runtime (a plain shared
-library, no Python in it); everything else is in pyproject.toml."""
+"""Builds the Cython extensions of accy's IR core and of the fusion planner, and libaccyrt, the
+C runtime (a plain shared library, no Python in it); everything else is in pyproject.toml."""
 import os
 import shlex
 import sysconfig
@@ -9,6 +9,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
+PLANNER = ["plan_graph"]        # the fusion planner's hot parts, on the core's records
 LIBACCYRT = "accy/runtime/libaccyrt"
 LIBACCYRT_SOURCES = ["status.c", "reader.c", "bundle.c", "session.c", "cuda.c"]
 # C99, every warning an error, nothing exported but the API (ACCYRT_API in accyrt.h)
@@ -53,8 +54,9 @@ class BuildExt(build_ext):
 
 
 extensions = [
-    Extension(f"accy._core.{name}", [f"accy/_core/{name}.pyx"], extra_compile_args=["-O2"])
-    for name in CORE
+    Extension(f"accy.{package}.{name}", [f"accy/{package}/{name}.pyx"],
+              extra_compile_args=["-O2"])
+    for package, names in (("_core", CORE), ("passes", PLANNER)) for name in names
 ]
 
 setup(
