@@ -9,7 +9,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
-PLANNER = ["plan_graph"]        # the fusion planner's hot parts, on the core's records
+PLANNER = ["plan_graph", "plan_judges", "plan_merge"]    # the fusion planner, on the core's records
 LIBACCYRT = "accy/runtime/libaccyrt"
 LIBACCYRT_SOURCES = ["status.c", "reader.c", "bundle.c", "session.c", "cuda.c"]
 # C99, every warning an error, nothing exported but the API (ACCYRT_API in accyrt.h)

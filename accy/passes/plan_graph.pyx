@@ -118,12 +118,6 @@ cdef class PlanNode:
     ops read elementwise, come after its k, through their copied chains, with index -1).
     `readers`: planned nodes (and the terminator's node) that read a result. `shape`, `size`,
     `operand_shapes` and `expensive` are set for planned nodes and the terminator only."""
-    cdef public object op, name, role, shape, size, operand_shapes, access, producers, \
-        readers, captures, results
-    cdef public Py_ssize_t index
-    cdef public bint moves_inner, expensive, reads_across
-    cdef int32_t oid            # the op's record
-
     def __init__(self, Operation op, Py_ssize_t index):
         self.op = op
         self.oid = op.id
@@ -153,11 +147,6 @@ cdef class PlanNode:
 
 cdef class PlanGraph:
     """The ops of one block as nodes, with their accesses, readers and liveness."""
-    cdef public object block, layout, nodes, term, local, constants, chains, captured, \
-        planned, dead, cheap, value_readers, rules
-    cdef public dict _maps, _linears
-    cdef Context c
-    cdef dict producer          # value record -> producing node of this block
 
     def __init__(self, Block block, layout):
         cdef Context c = block.context
