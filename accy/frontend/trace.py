@@ -83,8 +83,9 @@ def trace(fn, signatures):
     ctx = Context()
     module = Module.create(ctx)
     ins = [TensorType(dtype, shape) for shape, dtype in signatures]
-    func = Builder(ctx).at_end(module.body).create("builtin.func", attributes={
-        "sym_name": "main", "function_type": FunctionType(ins, [])})
+    # its function_type is set once the results are known (nothing reads it while tracing)
+    func = Builder(ctx).at_end(module.body).create("builtin.func",
+                                                   attributes={"sym_name": "main"})
     block = func.regions[0].add_block(ins)
     builder = Builder(ctx).at_end(block)
     try:
