@@ -17,6 +17,7 @@ from accy.frontend.promotion import weak_kind
 from accy.tensor.build import constant_attr
 from accy.tensor.semantics import convert
 
+
 class _State(threading.local):
     def __init__(self):             # in each thread, on its first use
         self.stack = []
@@ -237,11 +238,10 @@ MAX_SCALAR_ATTRS = 4096
 
 
 def _scalar_attr(x, dtype):
+    """The DenseAttr of weak scalar `x` as a constant of `dtype` (`tensor.convert`'s rule)."""
     kind = type(x)
     if kind is float:
-        if x != x:
-            return constant_attr(convert(np.asarray(x), dtype), dtype)
-        key = (dtype, kind, x.hex())
+        key = (dtype, kind, x.hex()) if x == x else None
     else:
         key = (dtype, kind, x) if kind in (int, bool) else None
     found = _SCALAR_ATTRS.get(key) if key is not None else None
