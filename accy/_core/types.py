@@ -47,10 +47,15 @@ def ml_dtypes():
 
 def numpy_dtype(dtype):
     """The numpy dtype that stores elements of an accy dtype."""
-    name = DTYPES[dtype][0]
-    if name == "bfloat16":
-        return np.dtype(ml_dtypes().bfloat16)
-    return np.dtype(name)
+    found = _NUMPY_DTYPES.get(dtype)
+    if found is None:
+        name = DTYPES[dtype][0]
+        found = np.dtype(ml_dtypes().bfloat16) if name == "bfloat16" else np.dtype(name)
+        _NUMPY_DTYPES[dtype] = found
+    return found
+
+
+_NUMPY_DTYPES = {}      # accy dtype -> its numpy dtype, made on first use (bf16's loads ml_dtypes)
 
 
 def round_float(x, dtype):
