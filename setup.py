@@ -1,5 +1,5 @@
-"""Builds the Cython extensions of accy's IR core and libaccyrt, the C runtime (a plain shared
-library, no Python in it); everything else is in pyproject.toml."""
+"""Builds the Cython extensions of accy's IR core and of the fusion planner, and libaccyrt, the
+C runtime (a plain shared library, no Python in it); everything else is in pyproject.toml."""
 import os
 import shlex
 import sysconfig
@@ -10,6 +10,7 @@ from setuptools.command.build_ext import build_ext
 
 CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
 LOWERING = ["assembler", "legalize"]    # the PTX stage's walks, on the IR core's records
+PLANNER = ["plan_graph", "plan_judges", "plan_merge"]    # the fusion planner, on the core's records
 LIBACCYRT = "accy/runtime/libaccyrt"
 LIBACCYRT_SOURCES = ["status.c", "reader.c", "bundle.c", "session.c", "cuda.c"]
 # C99, every warning an error, nothing exported but the API (ACCYRT_API in accyrt.h)
@@ -54,11 +55,10 @@ class BuildExt(build_ext):
 
 
 extensions = [
-    Extension(f"accy._core.{name}", [f"accy/_core/{name}.pyx"], extra_compile_args=["-O2"])
-    for name in CORE
-] + [
-    Extension(f"accy.lowering.{name}", [f"accy/lowering/{name}.pyx"], extra_compile_args=["-O2"])
-    for name in LOWERING
+    Extension(f"accy.{package}.{name}", [f"accy/{package}/{name}.pyx"],
+              extra_compile_args=["-O2"])
+    for package, names in (("_core", CORE), ("passes", PLANNER), ("lowering", LOWERING))
+    for name in names
 ]
 
 setup(

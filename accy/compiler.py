@@ -34,6 +34,7 @@ kl or PTX holds.
 stage (the key needs the traced module), and on a miss runs the stages with the cache's kernel
 level, then stores the result; `compilation` and the resume functions never use the cache.
 """
+import functools
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -142,7 +143,13 @@ class Compilation:
 # ---- the stages ---------------------------------------------------------------------------
 
 def _prepare(c):
-    PassManager(PREPARE).run(c.module, AnalysisCache(c.module.context))
+    _prepare_pipeline().run(c.module, AnalysisCache(c.module.context))
+
+
+@functools.cache
+def _prepare_pipeline():
+    """PREPARE's PassManager, parsed once (its passes are immutable values)."""
+    return PassManager(PREPARE)
 
 
 def _plans(c):

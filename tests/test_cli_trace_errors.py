@@ -2,10 +2,14 @@
 `accy: error:` line naming the exception and the user's own line, never a traceback; from the
 API the user's exception as it is. Example inputs that do not fit the function's parameters
 are an accy error from both, before tracing."""
+import functools
+import inspect
+
 import numpy as np
 import pytest
 
 import accy
+from accy.frontend.trace import _takes, check_arity
 from cli_helpers import cli_error
 
 USER = ("import numpy as np\n"
@@ -84,3 +88,40 @@ def test_defaults_and_star_args_are_accepted():
     exe = accy.compile(lambda x, *rest, scale=2: sum(rest, x * scale), x, y)
     np.testing.assert_allclose(exe.run(x, y, device="emulator"),
                                2 * x.astype(np.float64) + y, rtol=1e-6)
+
+
+def _inner(x, y):
+    return x + y
+
+
+@functools.wraps(_inner)
+def _wrapper(*args):
+    return _inner(*args)
+
+
+class _Callable:
+    def __call__(self, x):
+        return x
+
+
+@pytest.mark.parametrize("fn", [
+    lambda: 0, lambda x: x, lambda x, y=1: x, lambda x, *rest: x, lambda *rest: 0,
+    lambda x, /, y: x, lambda x, *, k: x, lambda x, *, k=1: x, lambda x, **kw: x,
+    _wrapper, _Callable(), functools.partial(_inner, 1)])
+def test_the_quick_arity_check_agrees_with_inspect(fn):
+    """Whether the example arguments fit is read off a plain function's code: the same answer
+    as inspect's binding, for every kind of parameter; a signature inspect finds elsewhere
+    (functools.wraps) and other callables go through inspect."""
+    for count in range(4):
+        try:
+            inspect.signature(fn).bind(*range(count))
+            fits = True
+        except TypeError:
+            fits = False
+        if _takes(fn, count):
+            assert fits, count
+        if fits:
+            check_arity(fn, count)
+        else:
+            with pytest.raises(accy.TypeError, match="cannot take"):
+                check_arity(fn, count)

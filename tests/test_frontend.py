@@ -457,6 +457,40 @@ def test_traced_promotion(fn, arg, want):
     assert out.dtype == want
 
 
+def _constants(module):
+    return [op.attributes["value"].array for op in module.walk() if op.name == "tensor.constant"]
+
+
+@pytest.mark.parametrize("a, b, dtype", [(0.0, -0.0, "f32"), (1, True, "i32"), (1, 1.0, "f16"),
+                                          (2.5, 2.5000000000000004, "f64")])
+def test_weak_scalar_constants_keep_their_exact_value(a, b, dtype):
+    """A weak scalar's constant is made once per exact value: numbers that compare equal in
+    Python (0.0 and -0.0, 1 and True and 1.0) still give their own constants, traced in
+    either order."""
+    x = rand(3, dtype=dtype)
+    for first, second in ((a, b), (b, a)):
+        for scalar in (first, second):
+            (c,) = _constants(accy.jit(lambda x: x * scalar).lower(x))
+            want = convert(np.asarray(scalar), dtype)
+            assert c.dtype == want.dtype and c.tobytes() == want.tobytes(), (scalar, c)
+
+
+def test_weak_nan_and_inf_constants():
+    x = rand(3)
+    for scalar in (math.nan, -math.nan, math.inf, -math.inf):
+        (c,) = _constants(accy.jit(lambda x: x + scalar).lower(x))
+        assert c.tobytes() == np.float32(scalar).tobytes()
+
+
+def test_reduction_identities_are_fresh_per_dtype():
+    """The init constants of named reductions, shared between traces, hold each dtype's
+    identity."""
+    for x, want in ((rand(4, 2), -np.inf), (ints(4, 2), np.iinfo(np.int32).min),
+                    (ints(4, 2, dtype="i8"), -128), (rand(4, 2, dtype="f16"), -np.inf)):
+        (init,) = _constants(accy.jit(lambda x: x.max(axis=0)).lower(x))
+        assert init.dtype == x.dtype and init == want
+
+
 def test_python_scalar_arguments_take_default_dtypes():
     module = accy.jit(lambda a, b, c, x: x).lower(1.5, 2, True, np.float16(1))
     (func,) = module.body.operations

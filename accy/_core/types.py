@@ -47,10 +47,15 @@ def ml_dtypes():
 
 def numpy_dtype(dtype):
     """The numpy dtype that stores elements of an accy dtype."""
-    name = DTYPES[dtype][0]
-    if name == "bfloat16":
-        return np.dtype(ml_dtypes().bfloat16)
-    return np.dtype(name)
+    found = _NUMPY_DTYPES.get(dtype)
+    if found is None:
+        name = DTYPES[dtype][0]
+        found = np.dtype(ml_dtypes().bfloat16) if name == "bfloat16" else np.dtype(name)
+        _NUMPY_DTYPES[dtype] = found
+    return found
+
+
+_NUMPY_DTYPES = {}      # accy dtype -> its numpy dtype, made on first use (bf16's loads ml_dtypes)
 
 
 def round_float(x, dtype):
@@ -73,12 +78,20 @@ def round_float(x, dtype):
 def dtype_of_numpy(np_dtype):
     """The accy dtype name for a numpy dtype, or ValueError."""
     np_dtype = np.dtype(np_dtype)
+    name = _NAME_OF.get(np_dtype)
+    if name is not None:
+        return name
     # By name first, so that only a bfloat16 array loads ml_dtypes; equality then rules out
     # another byte order or another package's dtype of the same name.
     name = _BY_NUMPY_NAME.get(np_dtype.name)
     if name is not None and numpy_dtype(name) == np_dtype:
+        if len(_NAME_OF) < 64:
+            _NAME_OF[np_dtype] = name
         return name
     raise ValueError(f"numpy dtype {np_dtype} has no accy dtype")
+
+
+_NAME_OF = {}       # numpy dtype -> accy name, as found (numpy computes dtype.name in Python)
 
 
 class Type:

@@ -14,6 +14,8 @@ from accy.frontend.tensor import Tensor, as_dtype, default_dtype, dtype_of, emit
 
 def broadcast_shapes(op, *shapes):
     """numpy's broadcast of `shapes`; a ShapeError naming `op` if they do not fit."""
+    if shapes and all(shape == shapes[0] for shape in shapes):
+        return tuple(shapes[0])         # the common case: nothing to broadcast
     out = ()
     for shape in shapes:
         if len(shape) > len(out):
@@ -46,8 +48,11 @@ def promoted(op, *xs, widen=None):
     xs = [lift(x) for x in xs]
     dtype = result_dtype(*map(dtype_of, xs))
     dtype = widen(dtype) if widen else dtype
-    shape = broadcast_shapes(op, *(x.shape for x in xs if isinstance(x, Tensor)))
-    return [Tensor(emitter().broadcast(as_dtype(x, dtype, op).value, shape)) for x in xs]
+    shape = broadcast_shapes(op, *[x.shape for x in xs if isinstance(x, Tensor)])
+    e = emitter()          # a Tensor of the dtype and shape already takes no op
+    return [Tensor(x.value) if isinstance(x, Tensor) and x.dtype == dtype and x.shape == shape
+            else Tensor(e.broadcast(as_dtype(x, dtype, op)._value, shape))
+            for x in xs]
 
 
 def apply(op, *operands, **attributes):

@@ -20,6 +20,8 @@ dtype: an int scalar with an i1 tensor gives i32, a float scalar with an int or 
 f32. Python scalars alone (several weak operands, or a jit argument) take the default dtype of the
 widest kind among them: `DEFAULTS` (f32, i32, i1). numpy arrays and numpy scalars are never weak.
 """
+import functools
+
 import numpy as np
 
 from accy._core.types import DTYPES, FLOAT_DTYPES, INT_DTYPES, dtype_of_numpy
@@ -71,6 +73,7 @@ def weak_kind(value):
     return None
 
 
+@functools.lru_cache(maxsize=4096)       # a pure function of a few dtypes, asked per op
 def result_dtype(*operands):
     """The dtype `operands` promote to. Each is a dtype name (a strong operand) or one of the
     Python types bool/int/float (a weak scalar)."""

@@ -11,7 +11,7 @@ are f32. max, min, argmax and argmin of an empty axis raise, as numpy does (no i
 from accy.errors import ShapeError
 from accy.frontend.elementwise import astype, tensor_of, true_divide
 from accy.frontend.promotion import WIDENED, to_float
-from accy.frontend.shapes import normalize_axes, normalize_axis, ravel, reshape
+from accy.frontend.shapes import normalize_axes, normalize_axis, ravel
 from accy.frontend.tensor import Tensor, as_dtype, emitter
 from accy.tensor import identity
 
@@ -23,7 +23,9 @@ ACCUMULATE = {**{d: (wide, d) for d, wide in WIDENED.items()},
 def _keep(x, axes, keepdims, source_shape):
     if not keepdims:
         return x
-    return reshape(x, tuple(1 if i in axes else d for i, d in enumerate(source_shape)))
+    # the reduced shape with its axes back as 1s: a valid reshape, made without reshape's checks
+    shape = tuple(1 if i in axes else d for i, d in enumerate(source_shape))
+    return Tensor(emitter().reshape(x.value, shape))
 
 
 def _nonempty(name, x, axes):

@@ -14,13 +14,20 @@ import numpy as np
 from accy._core.types import INT_DTYPES, dtype_of_numpy, numpy_dtype
 from accy.errors import AccyError, TypeError as DTypeError
 from accy.frontend.promotion import weak_kind
+from accy.tensor.build import constant_attr
 from accy.tensor.semantics import convert
 
-_STATE = threading.local()
+
+class _State(threading.local):
+    def __init__(self):             # in each thread, on its first use
+        self.stack = []
+
+
+_STATE = _State()
 
 
 def _stack():
-    return _STATE.__dict__.setdefault("stack", [])
+    return _STATE.stack
 
 
 def emitter():
@@ -79,8 +86,7 @@ class Tensor:
     def value(self):
         """The IR value, to build an op with: only while the trace or loop body that made this
         Tensor is in progress (a leaked one would make IR that does not verify)."""
-        stack = _stack()
-        if not any(e is self._scope for e in stack):
+        if self._scope not in _stack():         # (Emitters compare by identity)
             emitter()                   # not tracing at all: that error
             raise DTypeError(f"a Tensor ({self._value.type}) made in another accy.jit trace, or "
                              f"inside a loop body that has finished, is used here; return it "
@@ -171,9 +177,14 @@ def dtype_of(x):
     return x.dtype if isinstance(x, Tensor) else weak_kind(x)
 
 
+# int dtype -> (least, greatest) value
+_INT_RANGES = {d: (int(np.iinfo(numpy_dtype(d)).min), int(np.iinfo(numpy_dtype(d)).max))
+               for d in INT_DTYPES}
+
+
 def _fits(n, dtype):
-    info = np.iinfo(numpy_dtype(dtype))
-    return info.min <= n <= info.max
+    low, high = _INT_RANGES[dtype]
+    return low <= n <= high
 
 
 def default_dtype(array):
@@ -211,9 +222,33 @@ def as_dtype(x, dtype, op="asarray"):
     holder = dtype if dtype in INT_DTYPES else "i64"
     if type(x) is int and not _fits(x, holder):
         raise DTypeError(f"'{op}' the Python int {x} does not fit {holder}")
-    return converted(np.asarray(x), dtype)
+    return Tensor(emitter().op("tensor.constant", value=_scalar_attr(x, dtype)))
 
 
 def converted(array, dtype):
     """A constant Tensor of `dtype` holding numpy `array` converted by `tensor.convert`'s rule."""
     return Tensor(emitter().constant(convert(array, dtype), dtype))
+
+
+# (dtype, Python type, exact value) -> the DenseAttr of that weak scalar as a constant: traces
+# use the same few scalars (0, 1.0, eps) again and again. Floats are keyed by their hex text,
+# so 0.0 and -0.0 differ; a NaN (whose payload the text drops) is not kept. Cleared when full.
+_SCALAR_ATTRS = {}
+MAX_SCALAR_ATTRS = 4096
+
+
+def _scalar_attr(x, dtype):
+    """The DenseAttr of weak scalar `x` as a constant of `dtype` (`tensor.convert`'s rule)."""
+    kind = type(x)
+    if kind is float:
+        key = (dtype, kind, x.hex()) if x == x else None
+    else:
+        key = (dtype, kind, x) if kind in (int, bool) else None
+    found = _SCALAR_ATTRS.get(key) if key is not None else None
+    if found is None:
+        found = constant_attr(convert(np.asarray(x), dtype), dtype)
+        if key is not None:
+            if len(_SCALAR_ATTRS) >= MAX_SCALAR_ATTRS:
+                _SCALAR_ATTRS.clear()
+            _SCALAR_ATTRS[key] = found
+    return found

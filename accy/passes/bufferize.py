@@ -156,8 +156,9 @@ def plan_buffers(schedule, layout, donated=frozenset()):
     buffers, buffer_of = [], {}
 
     def new(kind, value, nbytes, **kw):
-        _check_size(f"the {kind} buffer" + (f" of {value.type}" if value is not None else ""),
-                    nbytes)
+        if nbytes > MAX_BUFFER_BYTES:       # (the message is made only then)
+            _check_size(f"the {kind} buffer" + (f" of {value.type}" if value is not None
+                                                else ""), nbytes)
         b = Buffer(len(buffers), kind, value, nbytes, **kw)
         buffers.append(b)
         if value is not None and value not in buffer_of:

@@ -3,6 +3,7 @@ and the `PassContext` a pass runs with."""
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from accy._core.analysis import AnalysisScope
 
@@ -114,6 +115,10 @@ class Pass:
             if key not in known:
                 raise ValueError(f"pass '{self.name}' has no option '{key}' "
                                  f"(options: {', '.join(sorted(known)) or 'none'})")
+        values = {o.name: o.default for o in self.options}
+        values.update(self.values)
+        # every run's PassContext reads them: made once, read-only
+        object.__setattr__(self, "_option_values", MappingProxyType(values))
 
     def with_options(self, values=None, **kw):
         """A copy with options set; names may use '_' for '-'. Values are checked and coerced."""
@@ -130,10 +135,8 @@ class Pass:
 
     @property
     def option_values(self):
-        """Every option's value, defaults filled in."""
-        out = {o.name: o.default for o in self.options}
-        out.update(self.values)
-        return out
+        """Every option's value, defaults filled in (a read-only mapping)."""
+        return self._option_values
 
     def text(self):
         """The pass as pipeline text: `name` or `name{key=value ...}` for the options set."""

@@ -23,8 +23,13 @@ def splat_bits(attr):
     are immutable)."""
     if not isinstance(attr, DenseAttr) or attr.array.size == 0:
         return None
-    raw = attr.array.reshape(-1).view(np.uint8).reshape(attr.array.size, -1)
-    return raw[0].tobytes() if (raw == raw[0]).all() else None
+    flat = attr.array.reshape(-1)
+    word = _WORDS.get(flat.itemsize)        # each element's bits as one unsigned int
+    raw = flat.view(word) if word is not None else flat.view(np.uint8).reshape(flat.size, -1)
+    return flat[:1].tobytes() if (raw == raw[0]).all() else None
+
+
+_WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def is_splat_of(attr, value):

@@ -151,8 +151,11 @@ class _Run:
         if error is not None:
             self.fail(p, op, name, error, cause)
         cache.finish_pass(op, ctx.preserved)
-        stats = self.statistics.setdefault(p.name, Counter())
-        stats.update(ctx.statistics)
+        stats = self.statistics.get(p.name)
+        if stats is None:
+            stats = self.statistics[p.name] = Counter()
+        if ctx.statistics:
+            stats.update(ctx.statistics)
         for ins in self.instruments:
             ins.after_pass(p, op, changed, ctx.statistics)
         return ctx.preserved

@@ -5,6 +5,8 @@ body that is one of the standard reductions.
 The frontend, the attention decomposition and the tests all build IR through this one place, so
 every op is checked by its rule when it is created, not only when the module is verified.
 """
+import functools
+
 import numpy as np
 
 from accy._core.attributes import DenseAttr
@@ -34,6 +36,21 @@ def identity(kind, dtype):
                     ).astype(np_dtype)
 
 
+def constant_attr(value, dtype):
+    """The DenseAttr of a `dtype` constant holding `value` (a number or an array): floats
+    rounded once, also for bf16."""
+    array = np.asarray(value)
+    if dtype in FLOAT_DTYPES and array.dtype.kind in "fiu":
+        array = round_float(array.astype(np.float64), dtype)
+    return DenseAttr(array.astype(numpy_dtype(dtype)), dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def identity_attr(kind, dtype):
+    """The DenseAttr of `identity(kind, dtype)` (immutable, so made once per kind and dtype)."""
+    return constant_attr(identity(kind, dtype), dtype)
+
+
 class Emitter:
     """Creates tensor ops with `builder` (at its insertion point). Every method returns Values."""
 
@@ -48,7 +65,8 @@ class Emitter:
         return value
 
     def ops(self, name, operands, result_types_=None, attributes=None, regions=None):
-        attributes = {k: v for k, v in (attributes or {}).items() if v is not None}
+        if attributes:
+            attributes = {k: v for k, v in attributes.items() if v is not None}
         operands = list(operands)
 
         def rule(checked):              # the builder checks the attributes, once, then asks
@@ -61,10 +79,7 @@ class Emitter:
     # -- conveniences ------------------------------------------------------------------------
     def constant(self, value, dtype):
         """A constant of `dtype` holding `value` (a number or an array)."""
-        array = np.asarray(value)
-        if dtype in FLOAT_DTYPES and array.dtype.kind in "fiu":
-            array = round_float(array.astype(np.float64), dtype)    # once, also for bf16
-        return self.op("tensor.constant", value=DenseAttr(array.astype(numpy_dtype(dtype)), dtype))
+        return self.op("tensor.constant", value=constant_attr(value, dtype))
 
     def convert(self, x, dtype):
         if x.type.dtype == dtype:
@@ -122,7 +137,7 @@ class Emitter:
 
     def reduce_kind(self, x, dimensions, kind):
         """A reduction by a named kind (sum, prod, max, min, and, or) with its identity init."""
-        init = self.constant(identity(kind, x.type.dtype), x.type.dtype)
+        init = self.op("tensor.constant", value=identity_attr(kind, x.type.dtype))
         return self.reduce([x], [init], dimensions, kind_body(kind))[0]
 
     def argreduce(self, x, dimension, kind, index_dtype="i32"):
@@ -130,7 +145,7 @@ class Emitter:
         and NaN pick the first index, as numpy does."""
         index = self.op("tensor.iota", iota_dimension=dimension,
                         result_type=TensorType(index_dtype, x.type.shape))
-        inits = [self.constant(identity(kind, x.type.dtype), x.type.dtype),
+        inits = [self.op("tensor.constant", value=identity_attr(kind, x.type.dtype)),
                  self.constant(0, index_dtype)]
         return self.reduce([x, index], inits, (dimension,), arg_body(kind, x.type.dtype))
 

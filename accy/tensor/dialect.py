@@ -692,17 +692,20 @@ def _attributes_key(attrs):
     key = []
     for name, value in attrs.items():
         kind = type(value)
-        if kind not in _KEYED or kind is tuple and not all(type(v) is int for v in value) \
+        if kind not in _KEYED or kind is tuple and value and set(map(type, value)) != _INT \
                 or kind is str and len(value) > MAX_KEYED_TEXT:
             return None
         key.append((name, kind, value))
     return frozenset(key)           # the verifier's copy may list them in another order
 
 
+_INT = {int}
+
+
 def _cached(name, rule):
     """`rule` answering each question once: its result types by (in types, attributes, out
     types); errors are not cached (each call raises afresh)."""
-    def cached(ins, attrs, outs):
+    def cached(ins, attrs, outs=None):      # (as OpDef.infer: no declared types)
         akey = _attributes_key(attrs) if attrs else ()
         if akey is None:
             return tuple(rule(ins, attrs, outs))
@@ -727,7 +730,7 @@ def _row(name, operands, rule, results=1, infers=True, traits=PURE, attributes=N
         INFERS.add(full)
     return OpDef(full, operands=operands, results=results, regions=regions,
                  attributes=attributes or {}, traits=traits,
-                 infer=(lambda ins, attrs: rule(ins, attrs, None)) if infers else None,
+                 infer=rule if infers else None,
                  verify=_verifier(rule, infers, region_check)
                  if (not infers or region_check) else None, fold=fold,
                  canonicalize=PATTERNS.get(name, ()))

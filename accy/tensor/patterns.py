@@ -48,15 +48,17 @@ def _unit_dims_only(reshape):
 
 
 def _broadcast_of_shape_op(op, rewriter):
-    dims = op.attributes["broadcast_dimensions"]
-    inner = _producer(op, "tensor.broadcast_in_dim")
-    if inner is not None:
+    inner = op.operands[0].owner
+    name = inner.name if isinstance(inner, Operation) else None
+    if name == "tensor.broadcast_in_dim":
         inner_dims = inner.attributes["broadcast_dimensions"]
-    else:
-        inner = _producer(op, "tensor.reshape")
-        inner_dims = _unit_dims_only(inner) if inner is not None else None
+    elif name == "tensor.reshape":
+        inner_dims = _unit_dims_only(inner)
         if inner_dims is None:
             return False
+    else:
+        return False
+    dims = op.attributes["broadcast_dimensions"]
     rewriter.replace_op_with(op, "tensor.broadcast_in_dim", [inner.operands[0]],
                              attributes={"broadcast_dimensions": tuple(dims[d] for d in inner_dims)})
     return True

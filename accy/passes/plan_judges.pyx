@@ -1,3 +1,4 @@
+# cython: language_level=3
 """The fusion planner's judges: whether a set of planned nodes of one block (`PlanGraph`)
 makes a valid work item, and of which kind (docs/plans.md has the rules). Every judge takes
 the graph it judges on; its cached map checks (`PlanGraph.reads_linear`) and reduction rules
@@ -8,12 +9,15 @@ the graph it judges on; its cached map checks (`PlanGraph.reads_linear`) and red
 import math
 from functools import lru_cache
 
+from accy.passes.plan_graph cimport PlanGraph, PlanNode
 from accy.passes.plan_graph import MATERIALIZING, position, row_strides
 from accy.passes.shape_layout import row_major_strides
 
-def judge(g, members, heroes=None):
+
+def judge(PlanGraph g, members, heroes=None):
     """(kind, hero node) when `members` (a set of planned nodes of one block) make a valid work
     item, else None. `heroes`: role -> nodes of the hero roles among them, when known."""
+    cdef PlanNode n
     if heroes is None:
         heroes = {}
         for n in members:
@@ -42,9 +46,10 @@ def compatible(heroes):
     return tiled == 0 or (tiled == 1 and "reduce" not in heroes)
 
 
-def _judge_loop(g, members, outputs):
+cdef _judge_loop(PlanGraph g, members, list outputs):
     """Elementwise and materialized shape ops, all outputs of one shape; smaller members are
     recomputed per use, so they must be cheap (`_computed_once`)."""
+    cdef PlanNode n
     shapes = {n.shape for n in outputs}
     if len(shapes) != 1:
         return None
@@ -60,23 +65,29 @@ def _judge_loop(g, members, outputs):
     return "elementwise", min(outputs, key=position)
 
 
-def _computed_once(g, n, members, size):
+cdef bint _computed_once(PlanGraph g, PlanNode n, members, size) except -1:
     """Whether the kernel computes expensive member `n` once per element: it is not smaller
     than the item's space (else every element of the space that reads it recomputes it), and
     every member reading it reads it at its own index (a slice, broadcast or stencil would
     compute it again per read). Cheap members may be recomputed."""
+    cdef PlanNode r
     if not n.expensive:
         return True
     if n.size < size:
         return False
-    return all(r.shape == n.shape and g.reads_linear(r, i, row_major_strides(r.shape))
-               for r in n.readers if r in members
-               for p, i in r.producers if p is n)
+    for r in n.readers:
+        if r in members:
+            for p, i in r.producers:
+                if p is n and not (r.shape == n.shape and
+                                   g.reads_linear(r, i, row_major_strides(r.shape))):
+                    return False
+    return True
 
 
-def _prologue(members, hero):
+cdef set _prologue(members, PlanNode hero):
     """The convert ops feeding dot_general `hero` inside the item: a chain of converts, each
     read only by the next (or by the dot)."""
+    cdef PlanNode cur, p
     found, stack = set(), [hero]
     while stack:
         cur = stack.pop()
@@ -88,14 +99,16 @@ def _prologue(members, hero):
     return found
 
 
-def _judge_tiled(g, members, hero, outputs):
+cdef _judge_tiled(PlanGraph g, members, PlanNode hero, list outputs):
     """One dot_general or scan with its elementwise epilogue (and, for dot_general, convert
     operands; for scan, elementwise producers): every member of the hero's result shape reads
     the others at its own index."""
+    cdef PlanNode n, p
+    cdef bint is_dot, in_prologue, ok
     space, size = hero.shape, hero.size
     strides = row_major_strides(space)
     is_dot = hero.role == "dot"
-    if any(n.shape != space for n in outputs):
+    if any((<PlanNode>n).shape != space for n in outputs):
         return None
     prologue = _prologue(members, hero) if is_dot else ()
     for n in members:
@@ -132,11 +145,13 @@ def _judge_tiled(g, members, hero, outputs):
     return ("dot_general" if is_dot else "scan"), hero
 
 
-def _depends_on(n, target, members):
+cdef bint _depends_on(PlanNode n, PlanNode target, members) except -1:
+    cdef PlanNode cur
     seen, stack = set(), [n]
     while stack:
         cur = stack.pop()
-        for _, p, _, _ in cur.access:
+        for a in cur.access:
+            p = a[1]
             if p is target:
                 return True
             if p is not None and p in members and p not in seen:
@@ -145,12 +160,12 @@ def _depends_on(n, target, members):
     return False
 
 
-def _judge_reduction(g, members, reduces):
+cdef _judge_reduction(PlanGraph g, members, list reduces):
     """Reductions over one input space (full shape F, reduced dims D) with elementwise ops in
     the full space, the row space (F without D) or on scalars. `row_pipeline` when a row
     result flows back into the full space (D must then be the trailing dims), which is also
     how one reduction can feed another; else `reduction` (several are a multi-output one)."""
-    first = reduces[0]
+    cdef PlanNode first = reduces[0], r
     full = first.operand_shapes[0]
     dims = tuple(sorted(first.op.attributes["dimensions"]))
     for r in reduces[1:]:
@@ -163,7 +178,7 @@ def _judge_reduction(g, members, reduces):
     return ("row_pipeline" if back else "reduction"), first
 
 
-def check_rules(g, nodes, members, space):
+def check_rules(PlanGraph g, nodes, members, space):
     """Whether `nodes` may sit in a reduction item over `space` made of `members`: None when
     not, else whether a row result flows back into the full space among their reads."""
     back = False
@@ -199,37 +214,44 @@ def escaping_free(nodes, members, space):
     `_reduction_rules`) that something outside `members` reads: it would have to be written,
     and a reduction item writes only full-shape and row values (a loop counter's `i + 1`
     beside a softmax is an item of its own)."""
+    cdef PlanNode n
     full, _ = space
     rows = _space_facts(space)[0]
-    return any(n.role == "ew" and n.shape != full and n.size != rows
-               and any(r not in members for r in n.readers) for n in nodes)
+    for n in nodes:
+        if n.role == "ew" and n.shape != full and n.size != rows \
+                and any(r not in members for r in n.readers):
+            return True
+    return False
 
 
-def _reduction_rules(g, n, space):
+cdef str _where(PlanNode x, full, rows):
+    """Where node `x` sits in a reduction item over full shape `full` with `rows` rows: row,
+    full, scalar, free (any other shape, a per-column weight say: recomputed wherever it is
+    read, so it must be cheap and read nothing the item computes) or None."""
+    if x.role == "reduce" or (x.shape != full and x.size == rows):
+        return "row"
+    if x.shape == full:
+        return "full"
+    if x.size == 1:
+        return "scalar"
+    return "free" if x.role == "ew" and not x.expensive else None
+
+
+cdef _reduction_rules(PlanGraph g, PlanNode n, space):
     """How node `n` may sit in a reduction item over `space` = (F, D): None when it cannot,
     else per in-block producer (producer, allowed inside the item, a row value broadcast back
     into the full space)."""
+    cdef PlanNode p
+    cdef bint ok, back
     full, dims = space
     rows, full_strides, row_strides = _space_facts(space)
-
-    def where(x):
-        if x.role == "reduce" or (x.shape != full and x.size == rows):
-            return "row"
-        if x.shape == full:
-            return "full"
-        if x.size == 1:
-            return "scalar"
-        # any other shape (a per-column weight, say): recomputed wherever it is read, so it
-        # must be cheap and read nothing the item computes
-        return "free" if x.role == "ew" and not x.expensive else None
-
-    mine = where(n)
+    mine = _where(n, full, rows)
     if n.role == "shape" or mine is None or n.reads_across:
         return None                 # (a transposed read strides across the reduced rows)
     rules = []
     n_inputs = len(n.operand_shapes) // 2
     for p, i in n.producers:
-        theirs, back = where(p), False
+        theirs, back = _where(p, full, rows), False
         if i < 0 or mine == "free":
             ok = False              # a region would read a value the item never stores
         elif n.role == "reduce":
@@ -251,10 +273,10 @@ def _reduction_rules(g, n, space):
     return rules
 
 
-
-def reduction_rules(g, n, space):
+def reduction_rules(PlanGraph g, n, space):
     """`_reduction_rules` of `n` over `space`, cached in `g`."""
     key = (n, space)
-    if key not in g.rules:
-        g.rules[key] = _reduction_rules(g, n, space)
-    return g.rules[key]
+    found = g.rules.get(key, g)         # (a cached None is an answer: `g` marks a miss)
+    if found is g:
+        found = g.rules[key] = _reduction_rules(g, n, space)
+    return found

@@ -1,3 +1,4 @@
+# cython: language_level=3, boundscheck=False
 """The graph the fusion planner works on: the ops of one block as `PlanNode`s with the facts
 the planner asks about again and again (role, shape, accesses through copied element-moving
 ops, readers, liveness), and the op roles that decide what the planner does with an op.
@@ -5,13 +6,21 @@ ops, readers, liveness), and the op roles that decide what the planner does with
 Roles: cheap (element-moving ops and generators, copied into every reader: `CHEAP`), ew
 (elementwise), shape (a materializing shape op: `MATERIALIZING`, or a cheap op whose value
 must exist in memory), reduce, dot, scan, alone (an item of its own: `ALONE`), term.
+
+Built in Cython from the IR's records: ops, operands and results are read as record ids (a
+value's producer is found by its id), and handles are made only for what the planner keeps.
 """
 import math
 
-import numpy as np
+from libc.stdint cimport int32_t
 
+from accy._core.context cimport (
+    Block, Context, Operation, OpRec, Value, BLK, OP, REG, USE, VAL, ARGS, op_handle,
+    value_handle, walk_next,
+)
 from accy._core.registry import ELEMENTWISE, PURE, TERMINATOR
 from accy.errors import AccyError
+from accy.passes.folding import splat_bits
 from accy.passes.shape_layout import identity_map, row_major_strides
 from accy.tensor.dialect import FLOAT_UNARY
 
@@ -26,6 +35,8 @@ ALONE = {"tensor.attention": "flash_attention", "tensor.iterate": "iterate",
 EXPENSIVE = frozenset(["tensor.divide", "tensor.remainder", "tensor.power"] + [
     "tensor." + n for n in FLOAT_UNARY if n not in ("floor", "ceil", "round_nearest_even")])
 
+cdef unsigned int T_PURE = PURE
+
 
 class ScheduleError(AccyError):
     """An op the schedule planner cannot place in a work item."""
@@ -33,22 +44,19 @@ class ScheduleError(AccyError):
 
 def position(n):
     """A node's position in its block (the planner's order of choice)."""
-    return n.index
+    return (<PlanNode?>n).index
 
 
 def dense_constant(op):
     """Whether constant `op` has elements of more than one value (bit for bit): it lives in a
     constant buffer, which kernels read like an input; a splat is an immediate."""
-    a = op.attributes["value"].array.reshape(-1)
-    if a.size <= 1:
-        return False
-    rows = a.view(np.uint8).reshape(a.size, -1)
-    return not bool((rows == rows[0]).all())
+    value = op.attributes["value"]
+    return value.array.size > 1 and splat_bits(value) is None     # (cached per attribute)
 
 
 # ---- roles --------------------------------------------------------------------------------------
 
-def _role(op, name):
+cdef str _role(Operation op, str name):
     """What the planner does with `op` (named `name`), see the module doc. Registered ops'
     roles follow from their name (`_ROLES` remembers them)."""
     role = _ROLES.get(name)
@@ -102,21 +110,20 @@ def row_strides(full, dims):
 
 # ---- the graph --------------------------------------------------------------------------------
 
-class PlanNode:
+cdef class PlanNode:
     """One op of the planned block with the facts the planner asks about again and again (IR
     handles hash slowly; nodes hash by identity). `access`: per operand (source value, its
     producer node or None, the copied element-moving nodes in between, operand index); values
     the op's regions capture come last with index -1 (a raised attention's, which its score
-    ops read elementwise, come after its k, through their copied chains, with index -1). `readers`: planned nodes (and the
-    terminator's node) that read a result."""
-    __slots__ = ("op", "index", "name", "role", "shape", "size", "operand_shapes",
-                 "moves_inner", "expensive", "access", "producers", "reads_across", "readers",
-                 "captures", "results")
-
-    def __init__(self, op, index):
+    ops read elementwise, come after its k, through their copied chains, with index -1).
+    `readers`: planned nodes (and the terminator's node) that read a result. `shape`, `size`,
+    `operand_shapes` and `expensive` are set for planned nodes and the terminator only."""
+    def __init__(self, Operation op, Py_ssize_t index):
         self.op = op
+        self.oid = op.id
         self.index = index
-        self.name = name = op.name
+        name = op.context.op_names[OP(op.context, op.id).name]
+        self.name = name
         self.role = _role(op, name)
         self.moves_inner = name == "tensor.transpose" and _moves_inner(op)
         self.access = ()
@@ -127,31 +134,47 @@ class PlanNode:
 
     def describe(self):
         """The facts of a planned node (copied nodes need none)."""
-        types = self.op.result_types
-        self.shape = types[0].shape if types and hasattr(types[0], "shape") else ()
-        self.size = math.prod(self.shape)
-        self.operand_shapes = tuple(getattr(t, "shape", ()) for t in self.op.operand_types)
+        cdef Context c = (<Operation>self.op).context
+        cdef OpRec* o = OP(c, self.oid)
+        cdef int32_t i, v
+        shape = _shape(c, o.results) if o.n_results else ()
+        self.shape = shape
+        self.size = math.prod(shape)
+        self.operand_shapes = tuple([_shape(c, USE(c, o.operands + i).value)
+                                     for i in range(o.n_operands)])
         self.expensive = self.name in EXPENSIVE
 
 
-class PlanGraph:
+cdef class PlanGraph:
     """The ops of one block as nodes, with their accesses, readers and liveness."""
 
-    def __init__(self, block, layout):
+    def __init__(self, Block block, layout):
+        cdef Context c = block.context
+        cdef PlanNode n, p
+        cdef int32_t op, i, v
+        cdef OpRec* o
+        self.c = c
         self.block = block
         self.layout = layout
-        ops = list(block.operations)
-        self.nodes = [PlanNode(op, i) for i, op in enumerate(ops)]
-        self.term = self.nodes[-1] if self.nodes and self.nodes[-1].role == "term" else None
-        body = self.nodes[:-1] if self.term is not None else self.nodes
+        nodes = []
+        op = BLK(c, block.check()).first_op
+        while op >= 0:
+            nodes.append(PlanNode(op_handle(c, op), len(nodes)))
+            op = OP(c, op).next
+        self.nodes = nodes
+        self.term = nodes[-1] if nodes and (<PlanNode>nodes[-1]).role == "term" else None
+        body = nodes[:-1] if self.term is not None else nodes
         self.local = {}                 # value -> producing node of this block
+        self.producer = {}
         self.constants = []             # dense constants: read from memory, like arguments
         for n in body:
             if n.name == "tensor.constant" and dense_constant(n.op):
                 self.constants.append(n)
                 continue
-            for r in n.op.results:
-                self.local[r] = n
+            o = OP(c, n.oid)
+            for i in range(o.n_results):
+                self.local[value_handle(c, o.results + i)] = n
+                self.producer[o.results + i] = n
         self.chains = None              # value -> _chain, once the roles are final
         self._materialize(body)
         self.chains = {}
@@ -159,112 +182,144 @@ class PlanGraph:
         for n in candidates + ([self.term] if self.term is not None else []):
             n.describe()
             n.access = self._accesses(n)
-            n.producers = tuple((p, i) for _, p, _, i in n.access if p is not None)
-            n.reads_across = any(c.moves_inner for _, _, chain, _ in n.access for c in chain)
+            n.producers = tuple([(a[1], a[3]) for a in n.access if a[1] is not None])
+            n.reads_across = any((<PlanNode>x).moves_inner for a in n.access for x in a[2])
         live = self._live(candidates)
         self.planned = [n for n in candidates if n in live]
         self.dead = [n for n in candidates if n not in live]
         dense = set(self.constants)
         self.cheap = [n for n in body if n.role == "cheap" and n not in dense]
-        self.value_readers = {}         # value -> planned nodes reading it
+        readers_of = self.value_readers = {}    # value -> planned nodes reading it
         for n in self.planned + ([self.term] if self.term is not None else []):
-            for src, p, _, _ in n.access:
+            for a in n.access:
+                src, q = a[0], a[1]
                 if n is not self.term:
-                    lst = self.value_readers.setdefault(src, [])
+                    lst = readers_of.get(src)
+                    if lst is None:
+                        lst = readers_of[src] = []
                     if n not in lst:
                         lst.append(n)
-                if p is not None and n not in p.readers:
-                    p.readers.append(n)
-        terminal = {src for src, _, _, _ in self.term.access} if self.term else set()
+                if q is not None and n not in (<PlanNode>q).readers:
+                    (<PlanNode>q).readers.append(n)
+        terminal = {a[0] for a in self.term.access} if self.term else set()
+        captured = self.captured
         for n in self.planned:          # (result, its reader nodes, read by the terminator
-            n.results = [(r, self.value_readers.get(r, ()),      # or a nested region)
-                          r in terminal or r in self.captured) for r in n.op.results]
+            o = OP(c, n.oid)            # or a nested region)
+            results = []
+            for i in range(o.n_results):
+                r = value_handle(c, o.results + i)
+                results.append((r, readers_of.get(r, ()), r in terminal or r in captured))
+            n.results = results
         self._maps = {}
         self._linears = {}              # ids of a chain's maps -> _pull_back
         self.rules = {}                 # (node, reduction space) -> the judges' rules
 
-    def _chain(self, value):
+    cdef tuple _chain(self, int32_t value):
         """(source value or None for a pure generator, copied nodes from the reader outward);
         memoized per value once roles are final (`self.chains`)."""
+        cdef Context c = self.c
+        cdef PlanNode n
+        cdef OpRec* o
+        cdef int32_t v = value
         memo = self.chains
-        if memo is not None and value in memo:
-            return memo[value]
-        chain, v = [], value
+        if memo is not None:
+            found = memo.get(value)
+            if found is not None:
+                return found
+        chain = []
         while True:
-            n = self.local.get(v)
-            if n is None or n.role != "cheap":
-                found = v, chain
-                break
-            chain.append(n)
-            operands = n.op.operands
-            if not operands:
+            if v < 0:                   # a null operand (no verified IR has one)
                 found = None, chain
                 break
-            v = operands[0]
+            n = self.producer.get(v)
+            if n is None or n.role != "cheap":
+                found = value_handle(c, v), chain
+                break
+            chain.append(n)
+            o = OP(c, n.oid)
+            if not o.n_operands:
+                found = None, chain
+                break
+            v = USE(c, o.operands).value
         if memo is not None:
             memo[value] = found
         return found
 
-    def _materialize(self, body):
+    cdef _materialize(self, list body):
         """Element-moving ops whose value must exist in memory become planned ops: operands of
         iterate and kernel_call, terminator operands, captured values, and a transpose that
         would make a reduce or scan read across the innermost dim."""
+        cdef Context c = self.c
+        cdef PlanNode n, x
+        cdef OpRec* o
+        cdef int32_t i
         for n in body:
             if n.role in ("reduce", "scan") or n.role == "alone" and n.name != "tensor.attention":
-                for v in n.op.operands:
-                    _, chain = self._chain(v)
+                o = OP(c, n.oid)
+                for i in range(o.n_operands):
+                    chain = self._chain(USE(c, o.operands + i).value)[1]
                     if n.role == "alone":
                         if chain:
-                            chain[0].role = "shape"
+                            (<PlanNode>chain[0]).role = "shape"
                         continue
-                    for c in chain:
-                        if c.moves_inner:
-                            c.role = "shape"
+                    for x in chain:
+                        if x.moves_inner:
+                            x.role = "shape"
                             break
         self.captured = set()           # values that nested regions of this block read
         for n in body:
-            n.captures = _captures(n.op)
+            n.captures = _captures(c, n.oid)
             if n.name != "tensor.attention":    # its score ops read like its operands
                 self.captured.update(n.captures)
         wanted = list(self.term.op.operands) if self.term is not None else []
         for v in list(self.captured) + wanted:
-            n = self.local.get(v)
-            if n is not None and n.role == "cheap":
-                n.role = "shape"
+            x = self.local.get(v)
+            if x is not None and x.role == "cheap":
+                x.role = "shape"
 
-    def _accesses(self, n):
-        reads, captured = list(enumerate(n.op.operands)), n.captures
+    cdef list _accesses(self, PlanNode n):
+        cdef Context c = self.c
+        cdef OpRec* o = OP(c, n.oid)
+        cdef int32_t i
+        reads = [(i, USE(c, o.operands + i).value) for i in range(o.n_operands)]
+        captured = n.captures
         if n.name == "tensor.attention":    # a raised one's score ops read between k and v,
-            reads[2:2], captured = [(-1, v) for v in captured], ()     # through moves
+            reads[2:2] = [(-1, (<Value>v).id if v is not None else -1)    # through moves
+                          for v in captured]
+            captured = ()
         out = []
         for i, v in reads:
             src, chain = self._chain(v)
-            out.append((src, self.local.get(src), chain, i))
+            out.append((src, self.local.get(src) if src is not None else None, chain, i))
         for v in captured:
             out.append((v, self.local.get(v), [], -1))
         return out
 
-    def _live(self, candidates):
+    cdef set _live(self, list candidates):
         """Nodes whose results something reads, transitively from the terminator (impure ops
         and ops whose values nested regions capture always count)."""
+        cdef Context c = self.c
+        cdef PlanNode n
         needed = set()
         if self.term is not None:
-            needed |= {p for _, p, _, _ in self.term.access if p is not None}
+            needed |= {a[1] for a in self.term.access if a[1] is not None}
         for n in reversed(candidates):
-            if n in needed or not n.op.has_trait(PURE) or _read_in_regions(self, n.op):
+            if n in needed or not c.names[OP(c, n.oid).name].traits & T_PURE or \
+                    _read_in_regions(self, n.op):
                 needed.add(n)
-                needed |= {p for _, p, _, _ in n.access if p is not None}
+                needed |= {a[1] for a in n.access if a[1] is not None}
         return needed
 
     def reads_linear(self, n, index, expected):
         """Whether operand `index` of `n`, through its copied chain, reads its source at linear
         (row-major) position `expected . o` for every index `o` of `n` (cached)."""
         key = (n, index, expected)
-        if key not in self._maps:
-            found = self._linear(n, index)
-            want = [0 if d == 1 else c for c, d in zip(expected, found[0])] if found else None
-            self._maps[key] = found is not None and found[1] == 0 and found[2] == want
-        return self._maps[key]
+        found = self._maps.get(key)
+        if found is None:
+            lin = self._linear(n, index)
+            want = [0 if d == 1 else c for c, d in zip(expected, lin[0])] if lin else None
+            found = self._maps[key] = lin is not None and lin[1] == 0 and lin[2] == want
+        return found
 
     def _linear(self, n, index):
         """(reader shape, offset, coefficients): the source's row-major position as an affine
@@ -273,7 +328,7 @@ class PlanGraph:
         src, _, chain, _ = n.access[index]
         if src is None or not hasattr(src.type, "shape"):
             return None
-        maps = [self.layout.index_map(c.op, 0) for c in reversed(chain)]
+        maps = [self.layout.index_map(x.op, 0) for x in reversed(chain)]
         first = self.layout.index_map(n.op, index)
         maps.append(first if first is not None else identity_map(n.operand_shapes[index]))
         key = tuple(map(id, maps))          # maps are shared per op signature: memoize
@@ -301,26 +356,44 @@ def _pull_back(maps, source_shape):
     return out_shape, offset, [0 if d == 1 else c for c, d in zip(coeffs, out_shape)]
 
 
-def _read_in_regions(g, op):
+cdef object _shape(Context c, int32_t value):
+    """The shape of `value`'s type, () for a null value or a type without one."""
+    if value < 0 or VAL(c, value).type < 0:
+        return ()
+    return getattr(c.types[VAL(c, value).type], "shape", ())
+
+
+cdef bint _read_in_regions(PlanGraph g, op):
     return any(r in g.captured for r in op.results)
 
 
-def _captures(op):
+cdef list _captures(Context c, int32_t op):
     """Values that ops nested in `op`'s regions read from outside `op`, in first-use order."""
-    if not op.regions:
+    cdef OpRec* o = OP(c, op)
+    cdef OpRec* x
+    cdef int32_t cur, r, b, i, v
+    if not o.n_regions:
         return []
-    inside, found = set(), []
-    nested = [x for x in op.walk()][1:]
-    for x in nested:
-        inside.update(x.results)
-    for x in [op] + nested:
-        for region in x.regions:
-            for b in region.blocks:
-                inside.update(b.arguments)
-    for x in nested:
-        for v in x.operands:
+    inside, found, nested = set(), [], []
+    cur = walk_next(c, op, op, False)
+    while cur >= 0:
+        nested.append(cur)
+        x = OP(c, cur)
+        for i in range(x.n_results):
+            inside.add(x.results + i)
+        cur = walk_next(c, op, cur, False)
+    for cur in [op] + nested:
+        x = OP(c, cur)
+        for r in range(x.regions, x.regions + x.n_regions):
+            b = REG(c, r).first_block
+            while b >= 0:
+                for i in range(BLK(c, b).n_args):
+                    inside.add(ARGS(c, BLK(c, b).args)[i])
+                b = BLK(c, b).next
+    for cur in nested:
+        x = OP(c, cur)
+        for i in range(x.n_operands):
+            v = USE(c, x.operands + i).value
             if v not in inside and v not in found:
                 found.append(v)
-    return found
-
-
+    return [value_handle(c, v) if v >= 0 else None for v in found]

@@ -1,7 +1,8 @@
+# cython: language_level=3
 """The fusion planner's merge phases over one block's `PlanGraph`: union-find groups of
-planned nodes (`Groups`) grown by `group` (cheap elementwise pairs, epilogues, producer -> consumer merges and siblings; each merge judged by
-`plan_judges` and kept acyclic), and `item_order`, the groups in an order that runs every
-producer first.
+planned nodes (`Groups`) grown by `group` (cheap elementwise pairs, epilogues, producer ->
+consumer merges and siblings; each merge judged by `plan_judges` and kept acyclic), and
+`item_order`, the groups in an order that runs every producer first.
 
     groups = group(g)
     for root in item_order(g, groups):
@@ -9,15 +10,21 @@ producer first.
 """
 import heapq
 
+from accy.passes.plan_graph cimport PlanGraph, PlanNode
+from accy.passes.plan_graph import position
 from accy.passes.plan_judges import HEROES, check_rules, compatible, escaping_free, judge, \
     reduction_rules, trailing
-from accy.passes.plan_graph import position
 
-class Groups:
+
+cdef class Groups:
     """Union-find over the planned nodes of graph `g`, with the item graph kept for the cycle
     check. `judged`: root -> (kind, hero node[, reduction space]) of its last merge."""
+    cdef public PlanGraph g
+    cdef public dict parent, members, span, judged, heroes, succ, pred
+    cdef public set fixed, refused
 
-    def __init__(self, g):
+    def __init__(self, PlanGraph g):
+        cdef PlanNode n
         self.g = g
         self.parent = {n: n for n in g.planned}
         self.members = {n: [n] for n in g.planned}
@@ -31,19 +38,22 @@ class Groups:
         for n in g.planned:
             for r in n.readers:
                 if r in self.succ:
-                    self.succ[n].add(r)
-                    self.pred[r].add(n)
+                    (<set>self.succ[n]).add(r)
+                    (<set>self.pred[r]).add(n)
 
-    def find(self, n):
-        root = self.parent[n]
-        while root is not self.parent[root]:
-            root = self.parent[root]
+    cpdef find(self, n):
+        parent = self.parent
+        root = parent[n]
+        while root is not parent[root]:
+            root = parent[root]
         while n is not root:
-            self.parent[n], n = root, self.parent[n]
+            parent[n], n = root, parent[n]
         return root
 
     def union(self, a, b):
         """Merge groups `a` and `b` (roots); returns the new root."""
+        cdef dict edges, back
+        cdef set moved
         if len(self.members[a]) < len(self.members[b]):
             a, b = b, a
         self.parent[b] = a
@@ -53,43 +63,53 @@ class Groups:
         for edges, back in ((self.succ, self.pred), (self.pred, self.succ)):
             moved = edges.pop(b)
             for other in moved:
-                back[other].discard(b)
+                (<set>back[other]).discard(b)
                 if other is not a:
-                    back[other].add(a)
-            edges[a] |= moved
-            edges[a] -= {a, b}
+                    (<set>back[other]).add(a)
+            mine = <set>edges[a]
+            mine |= moved
+            mine.discard(a)
+            mine.discard(b)
         return a
 
-    def reaches(self, a, b, skip_direct):
+    cdef bint reaches(self, a, b, bint skip_direct) except -1:
         """Whether group `b` is reachable from group `a` (not through the direct edge a->b when
         `skip_direct`). No pruning by program position: a merged group spans many ops, so one
         that starts after `b` may still lead into `b` through another."""
-        stack = [s for s in self.succ[a] if not (skip_direct and s is b)]
+        succ = self.succ
+        stack = [s for s in <set>succ[a] if not (skip_direct and s is b)]
         seen = set(stack)
         while stack:
             cur = stack.pop()
             if cur is b:
                 return True
-            for s in self.succ[cur]:
+            for s in <set>succ[cur]:
                 if s not in seen:
                     seen.add(s)
                     stack.append(s)
         return False
 
-    def _cycle(self, a, b, producer_consumer):
+    cdef bint _cycle(self, a, b, bint producer_consumer) except -1:
         """Whether merging `a` and `b` would close a cycle: a path between them through a
         third group. For a producer `a` of consumer `b`, only a -> ... -> b can exist (the
         graph is acyclic), and not at all when `b` is `a`'s only successor."""
+        cdef set out
         if producer_consumer:
-            return self.succ[a] != {b} and self.reaches(a, b, True)
+            out = self.succ[a]
+            return not (len(out) == 1 and b in out) and self.reaches(a, b, True)
         return self.reaches(a, b, False) or self.reaches(b, a, False)
 
-    def _feeds_only(self, a, b, target):
+    cdef bint _feeds_only(self, a, b, target) except -1:
         """Whether group `a` feeds group `b` only through node `target`."""
-        return all(r is target or self.find(r) is not b
-                   for n in self.members[a] for r in n.readers if r in self.parent)
+        cdef PlanNode n
+        for n in self.members[a]:
+            for r in n.readers:
+                if r in self.parent and r is not target and self.find(r) is b:
+                    return False
+        return True
 
-    def try_merge(self, a, b, producer_consumer):
+    def try_merge(self, a, b, bint producer_consumer):
+        cdef PlanNode n
         if a is b or a in self.fixed or b in self.fixed:
             return False
         ha, hb = self.heroes.get(a), self.heroes.get(b)
@@ -116,10 +136,11 @@ class Groups:
         self.judged[self.union(a, b)] = judged
         return True
 
-    def _join_reductions(self, a, b, heroes):
+    cdef _join_reductions(self, a, b, dict heroes):
         """The reduction judge of the union of `a` and `b`, checking only what the union adds
         to an item that is already valid: the members of the other group, and the reads from
         the base group into them."""
+        cdef PlanNode n
         sa, sb = self.reduction_space(a), self.reduction_space(b)
         if sa is not None and sb is not None and sa[0] != sb[0]:
             return None
@@ -151,6 +172,7 @@ class Groups:
 
     def reduction_space(self, root):
         """((F, D), a row result flows back) of a group holding reductions, else None."""
+        cdef PlanNode n
         if root not in self.heroes or "reduce" not in self.heroes[root]:
             return None
         judged = self.judged.get(root)
@@ -160,7 +182,7 @@ class Groups:
         return (n.operand_shapes[0], tuple(sorted(n.op.attributes["dimensions"]))), False
 
 
-def _joined(x, y):
+cdef dict _joined(x, y):
     """Two role -> nodes dicts in one (either may be None)."""
     if not x or not y:
         return dict(x or y or {})
@@ -170,10 +192,10 @@ def _joined(x, y):
     return out
 
 
-
-def group(g):
+def group(PlanGraph g):
     """The `Groups` of graph `g` once no merge is left."""
-    groups = Groups(g)
+    cdef Groups groups = Groups(g)
+    cdef PlanNode n, r, hero, p
     groups.fixed |= {n for n in g.planned if n.role == "alone"}
     # a cheap elementwise op read only by an elementwise op of its shape joins it without a
     # judge: the pair is a valid loop, and wherever the reader goes later the op is valid too
@@ -185,8 +207,7 @@ def group(g):
             a, b = groups.find(n), groups.find(r) if r in groups.parent else None
             if b is not None and a is not b and a not in groups.fixed and \
                     b not in groups.fixed and r.role == "ew" and r.name != "tensor.convert" and \
-                    r.shape == n.shape and any(p is n and not chain
-                                               for _, p, chain, _ in r.access):
+                    r.shape == n.shape and any(x[1] is n and not x[2] for x in r.access):
                 groups.judged[groups.union(a, b)] = None
     # epilogues first: a dot_general or scan takes its elementwise consumers before any
     # reduction can (a residual add then rides on the matmul's output instead of making the
@@ -229,8 +250,7 @@ def group(g):
     return groups
 
 
-
-def item_order(g, groups):
+def item_order(PlanGraph g, Groups groups):
     """The roots of `groups` in a topological order of the item graph, earliest program
     position first among the ready."""
     roots = []
