@@ -9,6 +9,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
+LOWERING = ["kl_writer"]        # the kl builder's op writer
 LIBACCYRT = "accy/runtime/libaccyrt"
 LIBACCYRT_SOURCES = ["status.c", "reader.c", "bundle.c", "session.c", "cuda.c"]
 # C99, every warning an error, nothing exported but the API (ACCYRT_API in accyrt.h)
@@ -53,8 +54,8 @@ class BuildExt(build_ext):
 
 
 extensions = [
-    Extension(f"accy._core.{name}", [f"accy/_core/{name}.pyx"], extra_compile_args=["-O2"])
-    for name in CORE
+    Extension(f"accy.{package}.{name}", [f"accy/{package}/{name}.pyx"], extra_compile_args=["-O2"])
+    for package, names in (("_core", CORE), ("lowering", LOWERING)) for name in names
 ]
 
 setup(

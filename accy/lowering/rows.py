@@ -53,12 +53,10 @@ computes the last row again and stores nothing. Every kernel declares its block 
 (`max_threads`), so ptxas keeps a 1024-thread block's registers within the block's share.
 """
 import contextlib
-import copy
 import functools
 import math
 from dataclasses import dataclass, field, replace
 
-from accy._core.context import Builder
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
@@ -437,9 +435,7 @@ class _RowLowering(Lowering):
         pass's first op (before its loops too: they do not change along the row), in the
         order asked for, and kept for later passes."""
         kb = self.kb
-        block = kb.builder.insertion_block
-        self.kb = copy.copy(kb)
-        self.kb.builder = _InsertAfter(kb.context, block, block.last_op)
+        self.kb = kb.hoisting()
         try:
             yield
         finally:
@@ -478,21 +474,6 @@ class _RowLowering(Lowering):
                   for v in shape.row_outputs]
         where = guard() if self.ok is None else self.kb.op("and", guard(), self.ok)
         store_where(self.kb, where, [(x, p, self.index) for x, p in values])
-
-
-class _InsertAfter:
-    """Creates ops (as a Builder does) right after `anchor` in `block` (at its start for
-    None), each after the one before."""
-
-    def __init__(self, context, block, anchor):
-        self.context, self.block, self.anchor = context, block, anchor
-
-    def create(self, *args, **kwargs):
-        builder = Builder(self.context)
-        builder = builder.after_op(self.anchor) if self.anchor is not None else \
-            builder.at_start(self.block)
-        self.anchor = builder.create(*args, **kwargs)
-        return self.anchor
 
 
 class _Element(Lowering):
