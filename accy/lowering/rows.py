@@ -495,13 +495,21 @@ class _Element(Lowering):
         self.staged, self.loaded = staged or {}, {}
 
     def value(self, v, idx, clamped):
-        if v in self.row.results or not _varies(idx, self.row.shape.dims):
+        if v in self.row.results or not self.varies(idx):
             return self.row.value(v, idx, clamped)
         if v in self.staged and idx == self.at_root:
             if v not in self.loaded:
                 self.loaded[v] = self.staged[v]()
             return self.loaded[v]
         return super().value(v, idx, clamped)
+
+    def varies(self, idx):
+        """Whether index expressions `idx` move along the row (found once per kernel)."""
+        key = ("varies", idx)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = _varies(idx, self.row.shape.dims)
+        return found
 
     def reduce_inputs(self, reduces):
         return [self.value(red.operands[j], self.at_root, False)
@@ -545,12 +553,16 @@ def _expr_varies(e, dims):
 
 def _combiner(lowering, reduces):
     """combine(left, right): each reduce's body on its accumulators, `left` first."""
+    key = ("bodies", reduces)
+    bodies = lowering.memo.get(key)
+    if bodies is None:
+        bodies = lowering.memo[key] = tuple((len(red.results), red.regions[0].entry)
+                                            for red in reduces)
+
     def combine(left, right):
         out, at = [], 0
-        for red in reduces:
-            n = len(red.results)
-            out += lower_body(lowering, red.regions[0].entry,
-                              list(left[at:at + n]) + list(right[at:at + n]))
+        for n, body in bodies:
+            out += lower_body(lowering, body, list(left[at:at + n]) + list(right[at:at + n]))
             at += n
         return out
     return combine
@@ -1001,17 +1013,38 @@ def _along(lowering, dims, full, c):
 
 def lower_body(lowering, block, args):
     """The reduce body's ops on scalars: `args` are the accumulators then the elements."""
-    env = dict(zip(block.arguments, args))
-    for op in block.operations:
-        if op.name == "tensor.yield":
-            return [env[v] for v in op.operands]
-        ins = [env[v] if v in env else lowering.value(v, (), False) for v in op.operands]
-        name = op.name.removeprefix("tensor.")
+    steps, results = _body_program(lowering.memo, block)
+    env = list(args)                        # the block's arguments, then each step's value
+    for op, name, dtype, operands in steps:
         if name == "constant":
-            env[op.results[0]] = lowering.value(op.results[0], (), False)
+            env.append(lowering.value(op.results[0], (), False))
             continue
-        env[op.results[0]] = lowering.compute(op, name, ins, op.result_types[0].dtype)
-    raise UnsupportedError("a reduce body without tensor.yield")
+        env.append(lowering.compute(op, name, [env[r] if type(r) is int else
+                                               lowering.value(r, (), False) for r in operands],
+                                    dtype))
+    return [env[r] for r in results]
+
+
+def _body_program(memo, block):
+    """A reduce body as (steps, results), read from the IR once per item (`memo`: the item's
+    Lowering memo): a step is (op, its name without the dialect, result dtype, operands), an
+    operand an int (the env slot of a block argument or an earlier step's value) or a value
+    captured from outside; results are the yield's slots."""
+    key = ("body", block)
+    found = memo.get(key)
+    if found is None:
+        slot = {v: i for i, v in enumerate(block.arguments)}
+        steps = []
+        for op in block.operations:
+            if op.name == "tensor.yield":
+                found = memo[key] = (tuple(steps), tuple(slot[v] for v in op.operands))
+                break
+            steps.append((op, op.name.removeprefix("tensor."), op.result_types[0].dtype,
+                          tuple(slot.get(v, v) for v in op.operands)))
+            slot[op.results[0]] = len(slot)
+        else:
+            raise UnsupportedError("a reduce body without tensor.yield")
+    return found
 
 
 def _row_strides(full, keep):

@@ -97,9 +97,11 @@ class Lowering:
 
     def __init__(self, kb, layout, pointers, item, invariant=None, memo=None):
         self.kb, self.layout, self.pointers, self.item = kb, layout, pointers, item
-        self.inputs = set(item.inputs)
         self.invariant = invariant
         self.memo = {} if memo is None else memo
+        self.inputs = self.memo.get(_INPUTS)
+        if self.inputs is None:
+            self.inputs = self.memo[_INPUTS] = frozenset(item.inputs)
         self.scopes = [({}, {})]    # per scope: (value, index exprs, clamped) -> kl value,
         self.root = []              # and index expression -> kl i64 value
         self.position = None        # the expression of the root's row-major position
@@ -291,8 +293,7 @@ class Lowering:
         found = self._find(0, key)
         if found is not None:
             return found
-        if self.invariant is not None and all(isinstance(e, Affine) and not any(e.coeffs)
-                                              for e in idx):
+        if self.invariant is not None and self.constant_index(idx):
             found = self.invariant.get(key)
             if found is None:
                 found = self.invariant[key] = self._value(v, idx, clamped)
@@ -304,9 +305,7 @@ class Lowering:
         kb = self.kb
         if v in self.inputs:
             return self._load(v, idx, clamped)
-        op = v.owner
-        name = op.name.removeprefix("tensor.")
-        dtype = v.type.dtype
+        op, name, dtype = self.facts(v)
         if name == "constant":      # a splat (the planner reads dense ones from memory)
             if dense_constant(op):
                 raise AccyError(f"internal error: a dense constant {v.type} reached the "
@@ -334,6 +333,24 @@ class Lowering:
                 out = kb.op("select", self.condition(read[3]), x, out)
             return out
         return self.compute(op, name, args, dtype)
+
+    def constant_index(self, idx):
+        """Whether index expressions `idx` are constants (affine, no root dim in them)."""
+        key = ("constant", idx)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = all(isinstance(e, Affine) and not any(e.coeffs)
+                                         for e in idx)
+        return found
+
+    def facts(self, v):
+        """(the op defining item value `v`, its name without the dialect, `v`'s dtype),
+        found once per item."""
+        found = self.memo.get(v)
+        if found is None:
+            op = v.owner
+            found = self.memo[v] = (op, op.name.removeprefix("tensor."), v.type.dtype)
+        return found
 
     def operand_reads(self, op, idx, clamped):
         """(operand, its index expressions, clamped, guards) for each operand of `op` read at
@@ -440,6 +457,10 @@ class Lowering:
         if name == "bitcast_convert":
             return kb.bitcast(args[0], dtype)
         raise UnsupportedError(f"'{op.name}' is not lowered in an elementwise kernel")
+
+
+_INPUTS = "inputs"      # the memo's entry for the item's inputs (its other keys are tuples
+                        # and values)
 
 
 @lru_cache(maxsize=64)
