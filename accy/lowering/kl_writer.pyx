@@ -98,18 +98,19 @@ def literal(value, str dtype):
 
 # ---- the writer --------------------------------------------------------------------------------
 
+cdef dict _ATTRIBUTES = {}  # ((name, type, value), ...) -> (checked dict, its bytes): attribute
+                            # sets do not depend on a Context, and kernels use few of them
+
 cdef class _Tables:
     """What every writer of one kernel shares: the kernel's constants and the ids its context
-    gave names, types and attribute sets."""
+    gave names and types."""
     cdef dict constants         # literal key -> the kl.constant's value
     cdef dict names             # op name, short ("add") or full ("kl.for") -> name id
     cdef dict scalars           # dtype -> type id of its scalar
     cdef dict elements          # pointer type id -> type id of its element's scalar
-    cdef dict attributes        # ((name, type, value), ...) -> (checked dict, its bytes)
 
     def __cinit__(self):
-        self.constants, self.names, self.scalars = {}, {}, {}
-        self.elements, self.attributes = {}, {}
+        self.constants, self.names, self.scalars, self.elements = {}, {}, {}, {}
 
 
 cdef class KernelWriter:
@@ -238,16 +239,22 @@ cdef class KernelWriter:
 
     cdef tuple _attributes(self, dict given):
         """(the checked attribute dict, its bytes) of `given`, shared by every op given the
-        same names, types and values."""
+        same names, types and values when those are str, bool or int (kl's own attributes;
+        anything else, a float whose -0.0 equals 0.0 say, is checked every time)."""
         if not given:
             return None, 0
-        key = tuple([(k, type(v), v) for k, v in given.items()])
-        try:
-            found = self.tables.attributes.get(key)
-        except TypeError:           # an unhashable value (a list): checked every time
-            return _checked(given)
+        key = []
+        for k, v in given.items():
+            t = type(v)
+            if t is not str and t is not bool and t is not int:
+                return _checked(given)
+            key.append((k, t, v))
+        key = tuple(key)
+        found = _ATTRIBUTES.get(key)
         if found is None:
-            found = self.tables.attributes[key] = _checked(given)
+            if len(_ATTRIBUTES) > 4096:
+                _ATTRIBUTES.clear()
+            found = _ATTRIBUTES[key] = _checked(given)
         return found
 
     # ---- making ops ----------------------------------------------------------------------
