@@ -493,23 +493,19 @@ class _Element(Lowering):
             self.root.linear = self.kb.op("add", row.start, offset)
             self.position = position_expression(shape.full)
         self.staged, self.loaded = staged or {}, {}
+        self.varying = self.memo.setdefault(_VARYING, {})   # index exprs -> `_varies` of them
 
     def value(self, v, idx, clamped):
-        if v in self.row.results or not self.varies(idx):
+        varies = self.varying.get(idx)
+        if varies is None:
+            varies = self.varying[idx] = _varies(idx, self.row.shape.dims)
+        if not varies or v in self.row.results:
             return self.row.value(v, idx, clamped)
         if v in self.staged and idx == self.at_root:
             if v not in self.loaded:
                 self.loaded[v] = self.staged[v]()
             return self.loaded[v]
         return super().value(v, idx, clamped)
-
-    def varies(self, idx):
-        """Whether index expressions `idx` move along the row (found once per kernel)."""
-        key = ("varies", idx)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = _varies(idx, self.row.shape.dims)
-        return found
 
     def reduce_inputs(self, reduces):
         return [self.value(red.operands[j], self.at_root, False)
@@ -518,6 +514,9 @@ class _Element(Lowering):
     def full_position(self):
         """The element's row-major position in the full shape."""
         return self.materialize(position_expression(self.row.shape.full))
+
+
+_VARYING = "varying"        # the kernel memo's table of whether index exprs move along the row
 
 
 class _Root(list):
