@@ -581,10 +581,9 @@ class KernelBuilder(KernelWriter):
     def for_(self, lo, hi, step, inits, body, unroll=True):
         """`kl.for`: `body(kb, iv, *carried)` writes the body and returns the next carried
         values; returns the loop's results. `unroll=False`: ptxas keeps the loop."""
-        types = [v.type for v in inits]
-        loop = self.emit("kl.for", [lo, hi, step] + list(inits), types,
+        loop = self.loop("kl.for", [lo, hi, step] + list(inits), inits,
                          **({} if unroll else {"unroll": False}))
-        block = loop.regions[0].add_block([scalar("i64")] + types)
+        block = self.loop_body(loop, inits, True)
         saved = self.enter(block)
         try:
             out = body(self, *block.arguments) or ()
@@ -596,9 +595,8 @@ class KernelBuilder(KernelWriter):
     def while_(self, inits, body):
         """`kl.while`: `body(kb, *carried)` writes the body and returns (continue, next
         carried values...); returns the loop's results."""
-        types = [v.type for v in inits]
-        loop = self.emit("kl.while", list(inits), types)
-        block = loop.regions[0].add_block(types)
+        loop = self.loop("kl.while", list(inits), inits)
+        block = self.loop_body(loop, inits, False)
         saved = self.enter(block)
         try:
             self.emit("kl.yield", list(body(self, *block.arguments)), [])

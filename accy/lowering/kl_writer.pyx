@@ -10,7 +10,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int32_t, uint32_t
 
 from accy._core.context cimport (BLK, OP, VAL, Block, Context, Operation, Value, block_handle,
-                                 build_op, insert_op, op_handle, value_handle)
+                                 build_op, create_block, insert_block, insert_op, op_handle,
+                                 value_handle)
 
 import numpy as np
 
@@ -345,6 +346,46 @@ cdef class KernelWriter:
                                                  attributes))
         finally:
             PyMem_Free(types)
+
+    def loop(self, str name, operands, carried, **attributes):
+        """Loop op `name` (kl.for, kl.while) on `operands`, its results typed as the values
+        `carried` (a loop carries a kernel's many accumulators: their types are read from
+        their records, not hashed as objects)."""
+        cdef Py_ssize_t n = len(carried), i
+        cdef int32_t* types = <int32_t*>PyMem_Malloc((n + 1) * sizeof(int32_t))
+        if types == NULL:
+            raise MemoryError()
+        try:
+            for i in range(n):
+                types[i] = self._type(carried[i])
+            return op_handle(self.context, self._make_typed(self._name(name), operands,
+                                                            types, <int32_t>n, attributes))
+        finally:
+            PyMem_Free(types)
+
+    def loop_body(self, Operation loop not None, carried, bint induction):
+        """The body of `loop`, a new block at the end of its region: an i64 induction
+        variable first when `induction`, then arguments typed as the values `carried`."""
+        cdef Context c = self.context
+        if loop.context is not c:
+            raise IRError("the loop belongs to another Context")
+        cdef int32_t op = loop.check()
+        if OP(c, op).n_regions != 1:
+            raise IRError("a loop has one region")
+        cdef Py_ssize_t n = len(carried), i, first = 1 if induction else 0
+        cdef int32_t* types = <int32_t*>PyMem_Malloc((n + 1) * sizeof(int32_t))
+        if types == NULL:
+            raise MemoryError()
+        try:
+            if induction:
+                types[0] = self._scalar("i64")
+            for i in range(n):
+                types[first + i] = self._type(carried[i])
+            b = create_block(c, types, <int32_t>(n + first))
+        finally:
+            PyMem_Free(types)
+        insert_block(c, b, OP(c, op).regions, -1)
+        return block_handle(c, b)
 
     def op(self, str name, *operands, **attributes):
         """An arithmetic op (`KL_BINARY`, `KL_UNARY`, fma, select) on scalars, typed as its
