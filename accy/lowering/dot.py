@@ -478,9 +478,7 @@ class _MmaKernel:
         self.smem = kb.shared(self.element, plan.shared_bytes // itemsize, dynamic=True)
         self.partials_at = plan.partials_at     # (`_split_workspace`)
         self.vector = _epilogue_vector(item, plan.rhs.free)
-
-    def c(self, v):
-        return self.kb.constant(v, "i64")
+        self.c = kb.i64
 
     def write(self):
         kb, t, c = self.kb, self.t, self.c

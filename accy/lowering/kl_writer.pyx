@@ -443,6 +443,10 @@ cdef class KernelWriter:
         found = self.tables.constants[key] = value_handle(c, OP(c, op).results)
         return found
 
+    def i64(self, value):
+        """The i64 literal `value` (`constant(value, "i64")`: indices and strides)."""
+        return self.constant(value, "i64")
+
     def special(self, str register):
         return self._one(self._kl_name("special"), (), self._scalar("i32"),
                          {"register": register})

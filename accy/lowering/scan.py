@@ -396,6 +396,7 @@ class _Tiles:
         self.thread = self.lane = self.warp = None      # i64 values, set by write_*
         self.vectored, self.vector_outputs = plan.vectored, plan.vector_outputs
         self.vector = bool(self.vectored or self.vector_outputs)
+        self.i64 = kb.i64
 
     @classmethod
     def start(cls, context, block, outline, item, layout, s, plan):
@@ -409,9 +410,6 @@ class _Tiles:
 
     def identity(self):
         return self.kb.constant(_identity(self.s.combine, self.s.dtype), self.s.dtype)
-
-    def i64(self, n):
-        return self.kb.constant(n, "i64")
 
     def warp_scan(self, value):
         """The inclusive scan of `value` over the lanes of the warp (Kogge-Stone)."""
