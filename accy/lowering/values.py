@@ -305,22 +305,22 @@ class Lowering:
         found = values.get(key)
         if found is not None:
             return found
-        if self.invariant is not None and self.constant_index(idx):
+        recipe = self.recipes.get(key)
+        if recipe is None:
+            recipe = self.recipes[key] = self._recipe(v, idx, clamped)
+        if self.invariant is not None and recipe[4]:
             found = self.invariant.get(key)
             if found is None:
-                found = self.invariant[key] = self._value(key)
+                found = self.invariant[key] = self._value(key, recipe)
             return found
-        found = self._value(key)
+        found = self._value(key, recipe)
         if self.marks:
             self.undo.append((values, key, _MISSING))
         values[key] = found
         return found
 
-    def _value(self, key):
-        recipe = self.recipes.get(key)
-        if recipe is None:
-            recipe = self.recipes[key] = self._recipe(*key)
-        op, name, dtype, reads = recipe
+    def _value(self, key, recipe):
+        op, name, dtype, reads, _, direct = recipe
         v, idx, clamped = key
         kb = self.kb
         if op is None:
@@ -330,6 +330,8 @@ class Lowering:
         if name == "iota":
             return kb.convert(self.materialize(idx[op.attributes["iota_dimension"]]), dtype)
         args = [self.value(operand, sub, c) for operand, sub, c, _ in reads]
+        if direct is not None:
+            return args[0] if direct is MOVE else kb.op(direct, *args)
         if name == "gather":
             return self._gather(op, args[0], idx, clamped)
         if name == "dynamic_slice":
@@ -348,23 +350,16 @@ class Lowering:
         return self.compute(op, name, args, dtype)
 
     def _recipe(self, v, idx, clamped):
-        """What `_value` needs of `v` at `idx`, found once per item: (the op defining it, its
-        name without the dialect, its dtype, its operand reads), the op None for an input."""
+        """What `value` needs of `v` at `idx`, found once per item: (the op defining it, its
+        name without the dialect, its dtype, its operand reads, whether `idx` is constant,
+        `direct_op` of it), the op None for an input."""
+        constant = all(isinstance(e, Affine) and not any(e.coeffs) for e in idx)
         if v in self.inputs:
-            return None, None, None, None
+            return None, None, None, None, constant, None
         op = v.owner
-        name = op.name.removeprefix("tensor.")
+        name, dtype = op.name.removeprefix("tensor."), v.type.dtype
         reads = None if name in ("constant", "iota") else self.operand_reads(op, idx, clamped)
-        return op, name, v.type.dtype, reads
-
-    def constant_index(self, idx):
-        """Whether index expressions `idx` are constants (affine, no root dim in them)."""
-        key = ("constant", idx)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.memo[key] = all(isinstance(e, Affine) and not any(e.coeffs)
-                                         for e in idx)
-        return found
+        return op, name, dtype, reads, constant, direct_op(name, dtype)
 
     def splat(self, v):
         """The element of constant `v` (a splat), found once per item."""
@@ -455,17 +450,14 @@ class Lowering:
         """The value of elementwise or element-moving `op` (named `name`) from its operand
         values `args`."""
         kb = self.kb
-        if name in ("broadcast_in_dim", "reshape", "transpose", "slice", "reverse"):
-            return args[0]
-        if name in BINARY:
-            return kb.op(BINARY[name], *args)
+        direct = direct_op(name, dtype)
+        if direct is not None:
+            return args[0] if direct is MOVE else kb.op(direct, *args)
         if name in ("shift_right_arithmetic", "shift_right_logical"):
             return kb.op("shr", *args, arithmetic=name.endswith("arithmetic"))
         if dtype == "f64" and name in F64_ON_HOST:
             raise UnsupportedError(f"'{op.name}' on f64 (the PTX emitter has no f64 "
                                    f"transcendentals)")
-        if name in UNARY:
-            return kb.op(UNARY[name], *args)
         if name == "is_finite":
             return kb.is_finite(args[0])
         if name == "compare":
@@ -475,8 +467,6 @@ class Lowering:
                     default_compare_type(operand_dtype):
                 raise UnsupportedError("a compare with a non-default compare_type")
             return kb.cmp(a["comparison_direction"], *args)
-        if name == "select":
-            return kb.op("select", *args)
         if name == "clamp":
             lo, x, hi = args
             return kb.op("min", kb.op("max", x, lo), hi)
@@ -485,6 +475,23 @@ class Lowering:
         if name == "bitcast_convert":
             return kb.bitcast(args[0], dtype)
         raise UnsupportedError(f"'{op.name}' is not lowered in an elementwise kernel")
+
+
+MOVE = "move"           # `direct_op` of an op whose value is its operand's (moved elsewhere)
+
+
+@lru_cache(maxsize=None)
+def direct_op(name, dtype):
+    """The kl op that computes tensor op `name` (without the dialect) on `dtype` from its
+    operand values alone (`kb.op(kl, *args)`), MOVE for an op that moves its operand's
+    value, else None (the op needs more, or is not lowered on `dtype`)."""
+    if name in ("broadcast_in_dim", "reshape", "transpose", "slice", "reverse"):
+        return MOVE
+    if name in BINARY:
+        return BINARY[name]
+    if name in UNARY and not (dtype == "f64" and name in F64_ON_HOST):
+        return UNARY[name]
+    return "select" if name == "select" else None
 
 
 # the memo's entries for the item's inputs and for `Lowering._recipe` (its other keys are
