@@ -72,8 +72,9 @@ def space(t):
 
 # ---- literals ----------------------------------------------------------------------------------
 
-cdef dict _LITERALS = {}    # (type name, repr of the value, dtype) -> DenseAttr; repr keeps
-                            # -0.0, nan, 1 vs 1.0 apart
+cdef dict _LITERALS = {}    # (type name, repr of the value, dtype) -> (DenseAttr, a constant's
+                            # attributes holding it, their bytes); repr keeps -0.0, nan, 1 vs 1.0
+                            # apart
 
 
 def _scalar_literal(value, dtype):
@@ -84,17 +85,22 @@ def _scalar_literal(value, dtype):
     return DenseAttr(array, dtype)
 
 
-def literal(value, str dtype):
-    """The rank-0 DenseAttr of `value` as `dtype` (floats rounded once), shared: attributes
-    are immutable, and kernels use the same few literals again and again."""
+cdef tuple _literal(value, str dtype):
     value = value.item() if hasattr(value, "item") else value
     key = (type(value).__name__, repr(value), dtype)
     found = _LITERALS.get(key)
     if found is None:
         if len(_LITERALS) > 4096:
             _LITERALS.clear()
-        found = _LITERALS[key] = _scalar_literal(value, dtype)
+        attrs = {"value": _scalar_literal(value, dtype)}
+        found = _LITERALS[key] = (attrs["value"], attrs, _bytes(attrs))
     return found
+
+
+def literal(value, str dtype):
+    """The rank-0 DenseAttr of `value` as `dtype` (floats rounded once), shared: attributes
+    are immutable, and kernels use the same few literals again and again."""
+    return _literal(value, dtype)[0]
 
 
 # ---- the writer --------------------------------------------------------------------------------
@@ -432,8 +438,7 @@ cdef class KernelWriter:
             raise IRError("the kernel's constants were erased")
         cdef int32_t before = OP(c, self.last_constant).next if self.last_constant >= 0 else \
             BLK(c, self.entry).first_op
-        attrs = {"value": literal(value, dtype)}
-        cdef Py_ssize_t nbytes = _bytes(attrs)
+        _, attrs, nbytes = _literal(value, dtype)     # (one dict for every such constant)
         cdef int32_t t = self._scalar(dtype)
         c.check_capacity(1, 1, 0, nbytes)
         cdef int32_t op = build_op(c, self._kl_name("constant"), NULL, 0, &t, 1, 0, attrs,
