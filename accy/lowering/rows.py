@@ -64,8 +64,8 @@ from accy.lowering.collective import (block_allreduce, column_allreduce, load_va
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
 from accy.lowering.launch import (GRID_YZ_LIMIT, MAX_BLOCKS, THREADS, KernelPlan, Launch,
                                   NoKernel, baseline_launch, blocks, capped_grid, lowered)
-from accy.lowering.values import (Affine, FloorDiv, Leaf, Lowering, Mod, Sum, identity_index,
-                                  position_expression)
+from accy.lowering.values import (MOVE, Affine, FloorDiv, Leaf, Lowering, Mod, Sum, direct_op,
+                                  identity_index, position_expression)
 from accy.passes.schedule import trailing
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.build import reduce_kind
@@ -555,13 +555,14 @@ def _combiner(lowering, reduces):
     key = ("bodies", reduces)
     bodies = lowering.memo.get(key)
     if bodies is None:
-        bodies = lowering.memo[key] = tuple((len(red.results), red.regions[0].entry)
-                                            for red in reduces)
+        bodies = lowering.memo[key] = tuple(
+            (len(red.results), body_program(lowering.memo, red.regions[0].entry))
+            for red in reduces)
 
     def combine(left, right):
         out, at = [], 0
-        for n, body in bodies:
-            out += lower_body(lowering, body, list(left[at:at + n]) + list(right[at:at + n]))
+        for n, program in bodies:
+            out += run_body(lowering, program, list(left[at:at + n]) + list(right[at:at + n]))
             at += n
         return out
     return combine
@@ -1012,23 +1013,31 @@ def _along(lowering, dims, full, c):
 
 def lower_body(lowering, block, args):
     """The reduce body's ops on scalars: `args` are the accumulators then the elements."""
-    steps, results = _body_program(lowering.memo, block)
+    return run_body(lowering, body_program(lowering.memo, block), args)
+
+
+def run_body(lowering, program, args):
+    """`lower_body` of the body whose `body_program` is `program`."""
+    steps, results = program
+    kb = lowering.kb
     env = list(args)                        # the block's arguments, then each step's value
-    for op, name, dtype, operands in steps:
+    for op, name, dtype, operands, direct in steps:
         if name == "constant":
             env.append(lowering.value(op.results[0], (), False))
             continue
-        env.append(lowering.compute(op, name, [env[r] if type(r) is int else
-                                               lowering.value(r, (), False) for r in operands],
-                                    dtype))
+        ins = [env[r] if type(r) is int else lowering.value(r, (), False) for r in operands]
+        if direct is not None and direct is not MOVE:
+            env.append(kb.op(direct, *ins))
+        else:
+            env.append(lowering.compute(op, name, ins, dtype))
     return [env[r] for r in results]
 
 
-def _body_program(memo, block):
+def body_program(memo, block):
     """A reduce body as (steps, results), read from the IR once per item (`memo`: the item's
-    Lowering memo): a step is (op, its name without the dialect, result dtype, operands), an
-    operand an int (the env slot of a block argument or an earlier step's value) or a value
-    captured from outside; results are the yield's slots."""
+    Lowering memo): a step is (op, its name without the dialect, result dtype, operands, its
+    `direct_op`), an operand an int (the env slot of a block argument or an earlier step's
+    value) or a value captured from outside; results are the yield's slots."""
     key = ("body", block)
     found = memo.get(key)
     if found is None:
@@ -1038,8 +1047,9 @@ def _body_program(memo, block):
             if op.name == "tensor.yield":
                 found = memo[key] = (tuple(steps), tuple(slot[v] for v in op.operands))
                 break
-            steps.append((op, op.name.removeprefix("tensor."), op.result_types[0].dtype,
-                          tuple(slot.get(v, v) for v in op.operands)))
+            name, dtype = op.name.removeprefix("tensor."), op.result_types[0].dtype
+            steps.append((op, name, dtype, tuple(slot.get(v, v) for v in op.operands),
+                          direct_op(name, dtype)))
             slot[op.results[0]] = len(slot)
         else:
             raise UnsupportedError("a reduce body without tensor.yield")
