@@ -559,6 +559,13 @@ def _combiner(lowering, reduces):
             (len(red.results), body_program(lowering.memo, red.regions[0].entry))
             for red in reduces)
 
+    if len(bodies) == 1 and bodies[0][0] == 1:
+        steps, results = bodies[0][1]
+        if len(steps) == 1 and steps[0][3] == (0, 1) and results == (2,) and \
+                steps[0][4] not in (None, MOVE):
+            op = steps[0][4]                # a body of one arithmetic op: sum, max, ...
+            return lambda left, right: [lowering.kb.op(op, left[0], right[0])]
+
     def combine(left, right):
         out, at = [], 0
         for n, program in bodies:
