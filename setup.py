@@ -9,7 +9,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = ["context", "text", "verify", "analysis", "rewrite", "cse"]
-LOWERING = ["assembler", "legalize"]    # the PTX stage's walks, on the IR core's records
+LOWERING = ["assembler", "legalize", "kl_writer"]    # the kl writer and the PTX stage's walks,
+                                                    # on the IR core's records
 PLANNER = ["plan_graph", "plan_judges", "plan_merge"]    # the fusion planner, on the core's records
 LIBACCYRT = "accy/runtime/libaccyrt"
 LIBACCYRT_SOURCES = ["status.c", "reader.c", "bundle.c", "session.c", "cuda.c"]

@@ -135,6 +135,34 @@ def test_create_with_explicit_result_types_and_unregistered_ops():
         src.result                                            # two results, not one
 
 
+def test_a_context_takes_the_row_a_name_has_when_it_first_meets_it():
+    """What a Context records of an op name is worked out once per process, and again for a
+    name registered anew since: a new Context sees the new row, a Context that met the name
+    keeps the row it took, and an unregistered name stays refused without the flag."""
+    from accy.ir import OpDef, register_dialect, traits
+    register_dialect("renamed", [OpDef("renamed.op", operands=1, results=1,
+                                       traits=traits.SAME_OPERANDS_AND_RESULT_TYPE)])
+    try:
+        old = Context()
+        b = Builder(old).at_end(Module.create(old).body)
+        x = b.create("test.source", result_types=[F32]).results[0]
+        assert b.create("renamed.op", [x]).result_types == (F32,)     # inferred: same type
+        register_dialect("renamed", [OpDef("renamed.op", operands=1, results=1)])
+        new = Context()
+        nb = Builder(new).at_end(Module.create(new).body)
+        y = nb.create("test.source", result_types=[F32]).results[0]
+        with pytest.raises(IRError, match="cannot infer"):
+            nb.create("renamed.op", [y])                  # the new row: no type to infer
+        assert b.create("renamed.op", [x]).result_types == (F32,)     # the row it took
+        register_dialect("renamed", [])
+        with pytest.raises(VerifyError, match="unregistered operation 'renamed.op'"):
+            Builder(Context()).create("renamed.op", [])
+        loose = Context(allow_unregistered=True)
+        assert Builder(loose).create("renamed.op", [], result_types=[]).op_def is None
+    finally:
+        register_dialect("renamed", [])
+
+
 def test_operands_results_and_uses_are_exact_after_create(ctx):
     _, func, entry, b = build_func(ctx)
     a0, a1 = entry.arguments

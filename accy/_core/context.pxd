@@ -144,6 +144,11 @@ cdef void touch(Context c, int32_t op)
 cdef int32_t create_op(Context c, int32_t name, const int32_t* operands, int32_t n_operands,
                        const int32_t* result_types, int32_t n_results, int32_t n_regions,
                        object attrs) except -1
+# create_op without the capacity check, for a caller that made it (`nbytes`: the attributes'
+# bytes when it has them, -1: computed)
+cdef int32_t build_op(Context c, int32_t name, const int32_t* operands, int32_t n_operands,
+                      const int32_t* result_types, int32_t n_results, int32_t n_regions,
+                      object attrs, Py_ssize_t nbytes=*) except -1
 cdef int32_t create_block(Context c, const int32_t* arg_types, int32_t n_args) except -1
 cdef int32_t add_argument(Context c, int32_t block, int32_t type) except -1
 cdef int insert_op(Context c, int32_t op, int32_t block, int32_t before) except -1

@@ -30,6 +30,29 @@ cdef enum:
 
 Use = namedtuple("Use", ["operation", "index"])
 _BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*\Z")   # what the parser reads unquoted
+# op name -> (its registry row, its NameRec as bytes): what a Context records of a name when it
+# first meets it, worked out once per process (a name whose row was registered again since is
+# worked out again)
+cdef dict _NAME_RECS = {}
+
+
+cdef int name_rec(NameRec* n, str name, object row) except -1:
+    """Fill `n` with what the core needs of op `name` and its registry `row` (None:
+    unregistered)."""
+    memset(n, 0, sizeof(NameRec))
+    n.max_operands = -1
+    n.max_results = -1
+    n.regions = -1
+    if row is not None:
+        n.registered = 1
+        n.traits = row.traits
+        n.min_operands, n.max_operands = row.operands
+        n.min_results, n.max_results = row.results
+        n.regions = row.regions
+        n.checked_in_python = (row.infer is not None or row.verify is not None
+                               or bool(row.attributes))
+    n.bare_name = _BARE_NAME.match(name) is not None
+    return 0
 _EMPTY = MappingProxyType({})
 
 # Trait bits the core checks itself (values from accy._core.registry).
@@ -225,9 +248,18 @@ cdef class Context:
         cdef object found = self.op_name_ids.get(name)
         if found is not None:
             return found
-        if not check_text(name, "an operation name"):
-            raise VerifyError("an operation name cannot be empty")
         row = _registry.lookup(name)
+        cdef NameRec rec
+        cached = _NAME_RECS.get(name)
+        if cached is not None and cached[0] is row:
+            memcpy(&rec, <char*>(<bytes>cached[1]), sizeof(NameRec))
+        else:
+            if not check_text(name, "an operation name"):
+                raise VerifyError("an operation name cannot be empty")
+            name_rec(&rec, name, row)
+            if len(_NAME_RECS) > 4096:
+                _NAME_RECS.clear()
+            _NAME_RECS[name] = (row, (<char*>&rec)[:sizeof(NameRec)])
         if row is None and not self.allow_unregistered:
             raise VerifyError(f"unregistered operation '{name}' (this Context does not allow "
                               f"unregistered operations)")
@@ -239,20 +271,7 @@ cdef class Context:
                 raise MemoryError()
             self.names = n
             self.names_cap = 2 * i + 16
-        n = self.names + i
-        memset(n, 0, sizeof(NameRec))
-        n.max_operands = -1
-        n.max_results = -1
-        n.regions = -1
-        if row is not None:
-            n.registered = 1
-            n.traits = row.traits
-            n.min_operands, n.max_operands = row.operands
-            n.min_results, n.max_results = row.results
-            n.regions = row.regions
-            n.checked_in_python = (row.infer is not None or row.verify is not None
-                                   or bool(row.attributes))
-        n.bare_name = _BARE_NAME.match(name) is not None
+        self.names[i] = rec
         self.op_names.append(name)
         self.op_defs.append(row)
         self.op_name_ids[name] = i

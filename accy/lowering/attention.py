@@ -558,9 +558,7 @@ class _FlashKernel:
         assert plan.bm * self.q_pitch <= self.stage
         # two stages, static or dynamic as the plan says (`_stage_bytes`)
         self.smem = kb.shared(plan.ab, 2 * self.stage, dynamic=bool(plan.dynamic_bytes))
-
-    def c(self, v):
-        return self.kb.constant(v, "i64")
+        self.c = kb.i64
 
     def write(self):
         kb, c, spec = self.kb, self.c, self.spec

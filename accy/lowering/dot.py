@@ -478,9 +478,8 @@ class _MmaKernel:
         self.smem = kb.shared(self.element, plan.shared_bytes // itemsize, dynamic=True)
         self.partials_at = plan.partials_at     # (`_split_workspace`)
         self.vector = _epilogue_vector(item, plan.rhs.free)
-
-    def c(self, v):
-        return self.kb.constant(v, "i64")
+        self.c = kb.i64
+        self.memo = {}          # the `Lowering.memo` of the epilogue's elements
 
     def write(self):
         kb, t, c = self.kb, self.t, self.c
@@ -815,7 +814,7 @@ class _MmaKernel:
         row_index = None
         values = {v: [] for v in item.outputs}
         for j, total in enumerate(sums):
-            lowering = Lowering(kb, self.layout, self.pointers, item)
+            lowering = Lowering(kb, self.layout, self.pointers, item, memo=self.memo)
             row_index = row_index or lowering.unravel(m, plan.m_shape)
             lowering.root = self.batch_root + row_index + lowering.unravel(
                 kb.op("add", n, c(j)) if j else n, plan.n_shape)

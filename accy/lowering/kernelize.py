@@ -145,7 +145,7 @@ def _lower_block(context, module, schedule, outlines, layout, target, scope, ker
                     f"'{target.math_tier}' math tier: {e}") from e
             fallbacks.append(HostFallback(item.id, outline.kind, str(e), scope))
             continue
-        kernels.append(replace(lowered, scope=scope))
+        kernels.append(lowered if scope is None else replace(lowered, scope=scope))
 
 
 def _kernel_call(outline, item, target, scope):

@@ -98,14 +98,14 @@ Ops (rows below; `KL_BINARY`, `KL_UNARY` name the arithmetic):
 Semantics of each op are those of the tensor dialect op of the same name (docs/tensor-ops.md);
 the emitter maps them to PTX for the target's math tier.
 """
-import numpy as np
-
 from accy._core.registry import (CONSTANT, ISOLATED_FROM_ABOVE, OpDef, PURE,
                                  SAME_OPERANDS_AND_RESULT_TYPE, SINGLE_BLOCK, SYMBOL, TERMINATOR,
                                  VARIADIC, register_dialect)
 from accy._core.attributes import DenseAttr
 from accy._core.context import Builder
-from accy._core.types import OpaqueType, TensorType, numpy_dtype, round_float
+from accy._core.types import TensorType, numpy_dtype
+from accy.lowering.kl_writer import (KernelWriter, literal as _literal, pointee, ptr_type,
+                                     scalar, shared_type, space)
 
 KL_BINARY = ("add", "sub", "mul", "div", "rem", "min", "max", "pow", "and", "or", "xor", "shl",
              "shr", "atan2")
@@ -115,45 +115,6 @@ KL_UNARY = ("neg", "abs", "not", "sign", "sqrt", "rsqrt", "exp", "exp2", "expm1"
 SPECIAL_REGISTERS = tuple(f"{r}.{a}" for r in ("tid", "ntid", "ctaid", "nctaid")
                           for a in "xyz")
 PREDICATES = ("EQ", "NE", "LT", "LE", "GT", "GE")
-
-
-def scalar(dtype):
-    """The type of a `dtype` scalar (rank 0), made once per dtype."""
-    t = _SCALARS.get(dtype)
-    if t is None:
-        t = _SCALARS[dtype] = TensorType(dtype, ())
-    return t
-
-
-_SCALARS = {}
-
-
-def ptr_type(dtype):
-    """The type of a pointer to global memory holding `dtype` elements."""
-    return OpaqueType(f"!kl.ptr<{dtype}>")
-
-
-def shared_type(dtype):
-    """The type of a pointer to the block's shared memory holding `dtype` elements."""
-    return OpaqueType(f"!kl.shared<{dtype}>")
-
-
-def pointee(t):
-    """The element dtype of a `!kl.ptr<...>` or `!kl.shared<...>` type, else None."""
-    text = getattr(t, "text", None)
-    if text is None:
-        return None
-    for prefix in ("!kl.ptr<", "!kl.shared<"):
-        if text.startswith(prefix):
-            return text[len(prefix):-1]
-    return None
-
-
-def space(t):
-    """'global' or 'shared' for a pointer type, else None."""
-    text = getattr(t, "text", "")
-    return "global" if text.startswith("!kl.ptr<") else \
-        "shared" if text.startswith("!kl.shared<") else None
 
 
 VECTOR_WIDTHS = {8: (2,), 4: (2, 4), 2: (2, 4, 8)}     # itemsize -> widths of one access
@@ -552,31 +513,7 @@ def _rows():
 register_dialect("kl", _rows())
 
 
-def _scalar_literal(value, dtype):
-    if dtype in ("f16", "bf16", "f32", "f64"):
-        array = np.asarray(round_float(float(value), dtype))
-    else:
-        array = np.asarray(value, numpy_dtype(dtype))
-    return DenseAttr(array, dtype)
-
-
-_LITERALS = {}      # (repr of the value, dtype) -> DenseAttr; repr keeps -0.0, nan, 1 vs 1.0
-
-
-def _literal(value, dtype):
-    """The rank-0 DenseAttr of `value` as `dtype` (floats rounded once), shared: attributes
-    are immutable, and kernels use the same few literals again and again."""
-    value = value.item() if hasattr(value, "item") else value
-    key = (type(value).__name__, repr(value), dtype)
-    found = _LITERALS.get(key)
-    if found is None:
-        if len(_LITERALS) > 4096:
-            _LITERALS.clear()
-        found = _LITERALS[key] = _scalar_literal(value, dtype)
-    return found
-
-
-class KernelBuilder:
+class KernelBuilder(KernelWriter):
     """Writes one `kl.kernel` at the end of `block` (a module body):
 
         kb = KernelBuilder(ctx, module.body, "scale", [ptr_type("f32"), scalar("i64")])
@@ -584,85 +521,16 @@ class KernelBuilder:
         i = kb.global_index()
         kb.store(kb.op("mul", kb.load(x, i), kb.constant(2.0, "f32")), x, i)
         kernel = kb.finish()
-    """
+
+    The ops themselves are written by `KernelWriter` (accy/lowering/kl_writer.pyx); this
+    class adds the kernel, its structured control flow and the ops kernels rarely use."""
 
     def __init__(self, context, block, name, param_types):
-        self.context = context
         self.kernel = Builder(context).at_end(block).create(
             "kl.kernel", attributes={"sym_name": name})
         entry = self.kernel.regions[0].add_block(list(param_types))
+        super().__init__(context, entry)
         self.params = list(entry.arguments)
-        self.builder = Builder(context).at_end(entry)
-        self._entry = entry
-        self._constants = {}            # literal key -> its kl.constant's value
-        self._last_constant = None      # the constants open the entry block, in made order
-
-    def emit(self, name, operands=(), result_types=None, **attributes):
-        op = self.builder.create(name, list(operands), result_types=result_types,
-                                 attributes=attributes or None)
-        return op
-
-    def op(self, name, *operands, **attributes):
-        """An arithmetic op (`KL_BINARY`, `KL_UNARY`, fma, select) on scalars."""
-        t = operands[-1].type
-        return self.emit(f"kl.{name}", operands, [t], **attributes).results[0]
-
-    def cmp(self, predicate, a, b):
-        return self.emit("kl.cmp", (a, b), [scalar("i1")], predicate=predicate).results[0]
-
-    def is_finite(self, a):
-        return self.emit("kl.is_finite", (a,), [scalar("i1")]).results[0]
-
-    def convert(self, value, dtype):
-        if value.type == scalar(dtype):
-            return value
-        return self.emit("kl.convert", (value,), [scalar(dtype)]).results[0]
-
-    def bitcast(self, value, dtype):
-        """`value`'s bits read as `dtype` (of the same bit width)."""
-        if value.type == scalar(dtype):
-            return value
-        return self.emit("kl.bitcast", (value,), [scalar(dtype)]).results[0]
-
-    def constant(self, value, dtype):
-        """A scalar literal, made once per kernel at the top of its entry block (so it
-        dominates every use, in loops and branches too)."""
-        kind = type(value)
-        if kind is int:                 # the common case (indices, strides): the int is its key
-            key = (value, dtype)
-        else:
-            value = value.item() if hasattr(value, "item") else value
-            key = (type(value).__name__, repr(value), dtype)    # repr keeps -0.0, nan, 1 vs 1.0
-            if type(value) is int:
-                key = (value, dtype)
-        found = self._constants.get(key)
-        if found is None:
-            at = Builder(self.context)
-            at = at.after_op(self._last_constant) if self._last_constant is not None else \
-                at.at_start(self._entry)
-            op = self._last_constant = at.create("kl.constant", [], [scalar(dtype)],
-                                                 {"value": _literal(value, dtype)})
-            found = self._constants[key] = op.results[0]
-        return found
-
-    def special(self, register):
-        return self.emit("kl.special", (), [scalar("i32")], register=register).results[0]
-
-    def load(self, ptr, index, pred=None):
-        """`kl.load`; with an i1 `pred`, a lane where it is false reads nothing and gets 0."""
-        return self.emit("kl.load", (ptr, index) + ((pred,) if pred is not None else ()),
-                         [scalar(pointee(ptr.type))]).results[0]
-
-    def store(self, value, ptr, index, pred=None):
-        """`kl.store`; with an i1 `pred`, a lane where it is false writes nothing."""
-        self.emit("kl.store", (value, ptr, index) + ((pred,) if pred is not None else ()), [])
-
-    def vload(self, ptr, index, width):
-        t = scalar(pointee(ptr.type))
-        return list(self.emit("kl.vload", (ptr, index), [t] * width).results)
-
-    def vstore(self, values, ptr, index):
-        self.emit("kl.vstore", list(values) + [ptr, index], [])
 
     def shared(self, dtype, count, dynamic=False):
         """A block-wide shared array of `count` `dtype` elements; `dynamic`: the kernel's
@@ -682,11 +550,6 @@ class KernelBuilder:
     def fence(self):
         self.emit("kl.fence", (), [])
 
-    def shuffle(self, mode, value, lane):
-        """`kl.shuffle`: `lane` an i32 (a lane for idx, a delta or mask for the others)."""
-        lane = self.convert(lane, "i32")
-        return self.emit("kl.shuffle", (value, lane), [value.type], mode=mode).results[0]
-
     def vote(self, mode, pred):
         t = scalar("i32") if mode == "ballot" else scalar("i1")
         return self.emit("kl.vote", (pred,), [t], mode=mode).results[0]
@@ -697,34 +560,6 @@ class KernelBuilder:
     def atomic_cas(self, ptr, index, compare, value):
         return self.emit("kl.atomic_cas", (ptr, index, compare, value),
                          [value.type]).results[0]
-
-    def ldmatrix(self, ptr, index, count, trans=False):
-        """`kl.ldmatrix`: `count` i32 registers of 8x8 matrices whose rows this warp's lanes
-        point at (`index`, per lane) in shared array `ptr`."""
-        return list(self.emit("kl.ldmatrix", (ptr, index), [scalar("i32")] * count,
-                              count=count, trans=bool(trans)).results)
-
-    def mma(self, a, b, c, ab, shape="m16n8k16"):
-        """`kl.mma`: the f32 D fragment of A B + C (registers as lists)."""
-        return list(self.emit("kl.mma", list(a) + list(b) + list(c), [scalar("f32")] * len(c),
-                              shape=shape, ab=ab).results)
-
-    def to_tf32(self, value):
-        """`kl.to_tf32`: the i32 bits of f32 `value` rounded to tf32, an mma .tf32 operand."""
-        return self.emit("kl.to_tf32", (value,), [scalar("i32")]).results[0]
-
-    def pack(self, lo, hi):
-        return self.emit("kl.pack", (lo, hi), [scalar("i32")]).results[0]
-
-    def unpack(self, word, dtype):
-        """The two `dtype` (f16 or bf16) values of i32 `word`, low half first."""
-        return list(self.emit("kl.unpack", (word,), [scalar(dtype)] * 2).results)
-
-    def cp_async(self, dst, dst_index, src, src_index, nbytes, src_bytes):
-        """`kl.cp_async`: copy `nbytes` bytes global -> shared, reading `src_bytes` (an i32
-        value) of them and zero-filling the rest."""
-        self.emit("kl.cp_async", (dst, dst_index, src, src_index, src_bytes), [],
-                  bytes=int(nbytes))
 
     def cp_async_wait(self, pending):
         """`kl.cp_async_wait`: close this thread's group of copies and wait until at most
@@ -746,42 +581,39 @@ class KernelBuilder:
     def for_(self, lo, hi, step, inits, body, unroll=True):
         """`kl.for`: `body(kb, iv, *carried)` writes the body and returns the next carried
         values; returns the loop's results. `unroll=False`: ptxas keeps the loop."""
-        types = [v.type for v in inits]
-        loop = self.emit("kl.for", [lo, hi, step] + list(inits), types,
+        loop = self.loop("kl.for", [lo, hi, step] + list(inits), inits,
                          **({} if unroll else {"unroll": False}))
-        block = loop.regions[0].add_block([scalar("i64")] + types)
-        saved, self.builder = self.builder, Builder(self.context).at_end(block)
+        block = self.loop_body(loop, inits, True)
+        saved = self.enter(block)
         try:
             out = body(self, *block.arguments) or ()
             self.emit("kl.yield", list(out), [])
         finally:
-            self.builder = saved
+            self.leave(saved)
         return list(loop.results)
 
     def while_(self, inits, body):
         """`kl.while`: `body(kb, *carried)` writes the body and returns (continue, next
         carried values...); returns the loop's results."""
-        types = [v.type for v in inits]
-        loop = self.emit("kl.while", list(inits), types)
-        block = loop.regions[0].add_block(types)
-        saved, self.builder = self.builder, Builder(self.context).at_end(block)
+        loop = self.loop("kl.while", list(inits), inits)
+        block = self.loop_body(loop, inits, False)
+        saved = self.enter(block)
         try:
             self.emit("kl.yield", list(body(self, *block.arguments)), [])
         finally:
-            self.builder = saved
+            self.leave(saved)
         return list(loop.results)
 
     def if_(self, cond, then, otherwise=None, result_types=()):
         """`kl.if`: `then(kb)` and `otherwise(kb)` write the branches and return the results."""
         op = self.emit("kl.if", [cond], list(result_types))
         for region, fn in zip(op.regions, (then, otherwise)):
-            block = region.add_block([])
-            saved, self.builder = self.builder, Builder(self.context).at_end(block)
+            saved = self.enter(region.add_block([]))
             try:
                 out = fn(self) if fn is not None else ()
                 self.emit("kl.yield", list(out or ()), [])
             finally:
-                self.builder = saved
+                self.leave(saved)
         return list(op.results)
 
     def finish(self):

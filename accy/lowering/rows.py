@@ -53,12 +53,10 @@ computes the last row again and stores nothing. Every kernel declares its block 
 (`max_threads`), so ptxas keeps a 1024-thread block's registers within the block's share.
 """
 import contextlib
-import copy
 import functools
 import math
 from dataclasses import dataclass, field, replace
 
-from accy._core.context import Builder
 from accy._core.types import numpy_dtype
 from accy.errors import UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
@@ -66,8 +64,8 @@ from accy.lowering.collective import (block_allreduce, column_allreduce, load_va
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
 from accy.lowering.launch import (GRID_YZ_LIMIT, MAX_BLOCKS, THREADS, KernelPlan, Launch,
                                   NoKernel, baseline_launch, blocks, capped_grid, lowered)
-from accy.lowering.values import (Affine, FloorDiv, Leaf, Lowering, Mod, Sum, identity_index,
-                                  position_expression)
+from accy.lowering.values import (MOVE, Affine, FloorDiv, Leaf, Lowering, Mod, Sum, direct_op,
+                                  identity_index, position_expression)
 from accy.passes.schedule import trailing
 from accy.passes.shape_layout import row_major_strides
 from accy.tensor.build import reduce_kind
@@ -437,9 +435,7 @@ class _RowLowering(Lowering):
         pass's first op (before its loops too: they do not change along the row), in the
         order asked for, and kept for later passes."""
         kb = self.kb
-        block = kb.builder.insertion_block
-        self.kb = copy.copy(kb)
-        self.kb.builder = _InsertAfter(kb.context, block, block.last_op)
+        self.kb = kb.hoisting()
         try:
             yield
         finally:
@@ -480,21 +476,6 @@ class _RowLowering(Lowering):
         store_where(self.kb, where, [(x, p, self.index) for x, p in values])
 
 
-class _InsertAfter:
-    """Creates ops (as a Builder does) right after `anchor` in `block` (at its start for
-    None), each after the one before."""
-
-    def __init__(self, context, block, anchor):
-        self.context, self.block, self.anchor = context, block, anchor
-
-    def create(self, *args, **kwargs):
-        builder = Builder(self.context)
-        builder = builder.after_op(self.anchor) if self.anchor is not None else \
-            builder.at_start(self.block)
-        self.anchor = builder.create(*args, **kwargs)
-        return self.anchor
-
-
 class _Element(Lowering):
     """The values at one element of a row (`offset` along it, an i64): what varies along the
     row is computed here, the rest comes from the row. `staged`, in a pass of a `shared` row:
@@ -512,9 +493,13 @@ class _Element(Lowering):
             self.root.linear = self.kb.op("add", row.start, offset)
             self.position = position_expression(shape.full)
         self.staged, self.loaded = staged or {}, {}
+        self.varying = self.memo.setdefault(_VARYING, {})   # index exprs -> `_varies` of them
 
     def value(self, v, idx, clamped):
-        if v in self.row.results or not _varies(idx, self.row.shape.dims):
+        varies = self.varying.get(idx)
+        if varies is None:
+            varies = self.varying[idx] = _varies(idx, self.row.shape.dims)
+        if not varies or v in self.row.results:
             return self.row.value(v, idx, clamped)
         if v in self.staged and idx == self.at_root:
             if v not in self.loaded:
@@ -529,6 +514,9 @@ class _Element(Lowering):
     def full_position(self):
         """The element's row-major position in the full shape."""
         return self.materialize(position_expression(self.row.shape.full))
+
+
+_VARYING = "varying"        # the kernel memo's table of whether index exprs move along the row
 
 
 class _Root(list):
@@ -564,12 +552,24 @@ def _expr_varies(e, dims):
 
 def _combiner(lowering, reduces):
     """combine(left, right): each reduce's body on its accumulators, `left` first."""
+    key = ("bodies", reduces)
+    bodies = lowering.memo.get(key)
+    if bodies is None:
+        bodies = lowering.memo[key] = tuple(
+            (len(red.results), body_program(lowering.memo, red.regions[0].entry))
+            for red in reduces)
+
+    if len(bodies) == 1 and bodies[0][0] == 1:
+        steps, results = bodies[0][1]
+        if len(steps) == 1 and steps[0][3] == (0, 1) and results == (2,) and \
+                steps[0][4] not in (None, MOVE):
+            op = steps[0][4]                # a body of one arithmetic op: sum, max, ...
+            return lambda left, right: [lowering.kb.op(op, left[0], right[0])]
+
     def combine(left, right):
         out, at = [], 0
-        for red in reduces:
-            n = len(red.results)
-            out += lower_body(lowering, red.regions[0].entry,
-                              list(left[at:at + n]) + list(right[at:at + n]))
+        for n, program in bodies:
+            out += run_body(lowering, program, list(left[at:at + n]) + list(right[at:at + n]))
             at += n
         return out
     return combine
@@ -1020,17 +1020,47 @@ def _along(lowering, dims, full, c):
 
 def lower_body(lowering, block, args):
     """The reduce body's ops on scalars: `args` are the accumulators then the elements."""
-    env = dict(zip(block.arguments, args))
-    for op in block.operations:
-        if op.name == "tensor.yield":
-            return [env[v] for v in op.operands]
-        ins = [env[v] if v in env else lowering.value(v, (), False) for v in op.operands]
-        name = op.name.removeprefix("tensor.")
+    return run_body(lowering, body_program(lowering.memo, block), args)
+
+
+def run_body(lowering, program, args):
+    """`lower_body` of the body whose `body_program` is `program`."""
+    steps, results = program
+    kb = lowering.kb
+    env = list(args)                        # the block's arguments, then each step's value
+    for op, name, dtype, operands, direct in steps:
         if name == "constant":
-            env[op.results[0]] = lowering.value(op.results[0], (), False)
+            env.append(lowering.value(op.results[0], (), False))
             continue
-        env[op.results[0]] = lowering.compute(op, name, ins, op.result_types[0].dtype)
-    raise UnsupportedError("a reduce body without tensor.yield")
+        ins = [env[r] if type(r) is int else lowering.value(r, (), False) for r in operands]
+        if direct is not None and direct is not MOVE:
+            env.append(kb.op(direct, *ins))
+        else:
+            env.append(lowering.compute(op, name, ins, dtype))
+    return [env[r] for r in results]
+
+
+def body_program(memo, block):
+    """A reduce body as (steps, results), read from the IR once per item (`memo`: the item's
+    Lowering memo): a step is (op, its name without the dialect, result dtype, operands, its
+    `direct_op`), an operand an int (the env slot of a block argument or an earlier step's
+    value) or a value captured from outside; results are the yield's slots."""
+    key = ("body", block)
+    found = memo.get(key)
+    if found is None:
+        slot = {v: i for i, v in enumerate(block.arguments)}
+        steps = []
+        for op in block.operations:
+            if op.name == "tensor.yield":
+                found = memo[key] = (tuple(steps), tuple(slot[v] for v in op.operands))
+                break
+            name, dtype = op.name.removeprefix("tensor."), op.result_types[0].dtype
+            steps.append((op, name, dtype, tuple(slot.get(v, v) for v in op.operands),
+                          direct_op(name, dtype)))
+            slot[op.results[0]] = len(slot)
+        else:
+            raise UnsupportedError("a reduce body without tensor.yield")
+    return found
 
 
 def _row_strides(full, keep):

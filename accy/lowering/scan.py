@@ -396,6 +396,8 @@ class _Tiles:
         self.thread = self.lane = self.warp = None      # i64 values, set by write_*
         self.vectored, self.vector_outputs = plan.vectored, plan.vector_outputs
         self.vector = bool(self.vectored or self.vector_outputs)
+        self.i64 = kb.i64
+        self.memo = {}          # the `Lowering.memo` of every element's Lowering
 
     @classmethod
     def start(cls, context, block, outline, item, layout, s, plan):
@@ -409,9 +411,6 @@ class _Tiles:
 
     def identity(self):
         return self.kb.constant(_identity(self.s.combine, self.s.dtype), self.s.dtype)
-
-    def i64(self, n):
-        return self.kb.constant(n, "i64")
 
     def warp_scan(self, value):
         """The inclusive scan of `value` over the lanes of the warp (Kogge-Stone)."""
@@ -431,7 +430,7 @@ class _Tiles:
     # ---- a tile -------------------------------------------------------------------------------
     def row_start(self, r):
         """Root indices of row `r` and the scan's init value."""
-        lowering = Lowering(self.kb, self.layout, self.pointers, self.item)
+        lowering = Lowering(self.kb, self.layout, self.pointers, self.item, memo=self.memo)
         lowering.root = _row_root(self.kb, lowering, self.s, r)
         return lowering.root, lowering.value(self.s.op.operands[1], (), False)
 
@@ -448,7 +447,7 @@ class _Tiles:
             start = kb.op("min", first, self.i64(s.length - width))
             if s.reverse:           # the thread's elements, backwards from the row's end
                 start = kb.op("sub", self.i64(s.length - width), start)
-            at = Lowering(kb, self.layout, self.pointers, self.item)
+            at = Lowering(kb, self.layout, self.pointers, self.item, memo=self.memo)
             at.root = list(root)
             at.root[s.axis] = start
             index = at.materialize(position_expression(tuple(s.shape)))
@@ -461,7 +460,7 @@ class _Tiles:
             p = kb.op("add", first, self.i64(k))
             valid = kb.cmp("LT", p, self.i64(s.length))
             at = kb.op("min", p, last)
-            lowering = Lowering(kb, self.layout, self.pointers, self.item)
+            lowering = Lowering(kb, self.layout, self.pointers, self.item, memo=self.memo)
             lowering.root = list(root)
             lowering.root[s.axis] = kb.op("sub", last, at) if s.reverse else at
             for key in self.vectored:

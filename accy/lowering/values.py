@@ -97,11 +97,20 @@ class Lowering:
 
     def __init__(self, kb, layout, pointers, item, invariant=None, memo=None):
         self.kb, self.layout, self.pointers, self.item = kb, layout, pointers, item
-        self.inputs = set(item.inputs)
         self.invariant = invariant
         self.memo = {} if memo is None else memo
-        self.scopes = [({}, {})]    # per scope: (value, index exprs, clamped) -> kl value,
-        self.root = []              # and index expression -> kl i64 value
+        self.inputs = self.memo.get(_INPUTS)
+        if self.inputs is None:
+            self.inputs = self.memo[_INPUTS] = frozenset(item.inputs)
+            self.memo[_RECIPES] = {}
+        self.recipes = self.memo[_RECIPES]
+        # the scopes, as one table each with an undo log: what an inner scope set is undone
+        # when it is popped (what it shadowed comes back), so a lookup is one probe
+        self.values = {}            # (value, index exprs, clamped), or a value -> kl value
+        self.exprs = {}             # index expression -> kl i64 value
+        self.undo = []              # (table, key, what it held before or _MISSING)
+        self.marks = []             # where each open inner scope's undo entries start
+        self.root = []
         self.position = None        # the expression of the root's row-major position
 
     def sibling(self, invariant=None):
@@ -109,28 +118,32 @@ class Lowering:
         return Lowering(self.kb, self.layout, self.pointers, self.item, invariant, self.memo)
 
     def push(self):
-        self.scopes.append(({}, {}))
+        self.marks.append(len(self.undo))
 
     def pop(self):
-        self.scopes.pop()
+        start, undo = self.marks.pop(), self.undo
+        while len(undo) > start:
+            table, key, before = undo.pop()
+            if before is _MISSING:
+                del table[key]
+            else:
+                table[key] = before
 
-    def _find(self, which, key):
-        for scope in reversed(self.scopes):
-            found = scope[which].get(key)       # one lookup (one hash of `key`) per scope
-            if found is not None:
-                return found
-        return None
+    def _set(self, table, key, value):
+        if self.marks:
+            self.undo.append((table, key, table.get(key, _MISSING)))
+        table[key] = value
 
     def remember(self, v, value):
         """Make `value` the value of `v` wherever the current scope reads it: the result of
         a reduce (for the thread's row), a dot_general or a scan step (at the thread's
         element), which the planner lets the item read only there."""
-        self.scopes[-1][0][v] = value
+        self._set(self.values, v, value)
 
     def preload(self, key, value):
         """Make `value` what the input read `key` (input, index exprs, clamped; see `reads`)
         gives in the current scope: a lane of a vector, an element of a shared tile."""
-        self.scopes[-1][0][key] = value
+        self._set(self.values, key, value)
 
     def at_linear(self, base, shape, offset=0, row=None):
         """Make the root the row-major multi-index of position `base + offset` in `shape`
@@ -183,7 +196,7 @@ class Lowering:
         return list(reversed(dims))
 
     def materialize(self, e):
-        found = self._find(1, e)
+        found = self.exprs.get(e)
         if found is not None:
             return found
         kb = self.kb
@@ -200,7 +213,7 @@ class Lowering:
             out = kb.op("div", self.materialize(e.expr), kb.constant(e.divisor, "i64"))
         else:
             out = kb.op("rem", self.materialize(e.expr), kb.constant(e.modulus, "i64"))
-        self.scopes[-1][1][e] = out
+        self._set(self.exprs, e, out)
         return out
 
     def _combine(self, terms, offset):
@@ -284,40 +297,41 @@ class Lowering:
     # ---- values --------------------------------------------------------------------------------
 
     def value(self, v, idx, clamped):
-        found = self._find(0, v)            # a remembered hero result
+        values = self.values
+        found = values.get(v)               # a remembered hero result
         if found is not None:
             return found
         key = (v, idx, clamped)
-        found = self._find(0, key)
+        found = values.get(key)
         if found is not None:
             return found
-        if self.invariant is not None and all(isinstance(e, Affine) and not any(e.coeffs)
-                                              for e in idx):
+        recipe = self.recipes.get(key)
+        if recipe is None:
+            recipe = self.recipes[key] = self._recipe(v, idx, clamped)
+        if self.invariant is not None and recipe[4]:
             found = self.invariant.get(key)
             if found is None:
-                found = self.invariant[key] = self._value(v, idx, clamped)
+                found = self.invariant[key] = self._value(key, recipe)
             return found
-        found = self.scopes[-1][0][key] = self._value(v, idx, clamped)
+        found = self._value(key, recipe)
+        if self.marks:
+            self.undo.append((values, key, _MISSING))
+        values[key] = found
         return found
 
-    def _value(self, v, idx, clamped):
+    def _value(self, key, recipe):
+        op, name, dtype, reads, _, direct = recipe
+        v, idx, clamped = key
         kb = self.kb
-        if v in self.inputs:
+        if op is None:
             return self._load(v, idx, clamped)
-        op = v.owner
-        name = op.name.removeprefix("tensor.")
-        dtype = v.type.dtype
         if name == "constant":      # a splat (the planner reads dense ones from memory)
-            if dense_constant(op):
-                raise AccyError(f"internal error: a dense constant {v.type} reached the "
-                                f"elementwise lowering as an immediate (the schedule plan "
-                                f"reads dense constants from constant buffers)")
-            array = op.attributes["value"].array.reshape(-1)
-            return kb.constant(array[0].item() if array.size else 0, dtype)
+            return kb.constant(self.splat(v), dtype)
         if name == "iota":
             return kb.convert(self.materialize(idx[op.attributes["iota_dimension"]]), dtype)
-        reads = self.operand_reads(op, idx, clamped)
         args = [self.value(operand, sub, c) for operand, sub, c, _ in reads]
+        if direct is not None:
+            return args[0] if direct is MOVE else kb.op(direct, *args)
         if name == "gather":
             return self._gather(op, args[0], idx, clamped)
         if name == "dynamic_slice":
@@ -334,6 +348,32 @@ class Lowering:
                 out = kb.op("select", self.condition(read[3]), x, out)
             return out
         return self.compute(op, name, args, dtype)
+
+    def _recipe(self, v, idx, clamped):
+        """What `value` needs of `v` at `idx`, found once per item: (the op defining it, its
+        name without the dialect, its dtype, its operand reads, whether `idx` is constant,
+        `direct_op` of it), the op None for an input."""
+        constant = all(isinstance(e, Affine) and not any(e.coeffs) for e in idx)
+        if v in self.inputs:
+            return None, None, None, None, constant, None
+        op = v.owner
+        name, dtype = op.name.removeprefix("tensor."), v.type.dtype
+        reads = None if name in ("constant", "iota") else self.operand_reads(op, idx, clamped)
+        return op, name, dtype, reads, constant, direct_op(name, dtype)
+
+    def splat(self, v):
+        """The element of constant `v` (a splat), found once per item."""
+        key = ("splat", v)
+        found = self.memo.get(key)
+        if found is None:
+            op = v.owner
+            if dense_constant(op):
+                raise AccyError(f"internal error: a dense constant {v.type} reached the "
+                                f"elementwise lowering as an immediate (the schedule plan "
+                                f"reads dense constants from constant buffers)")
+            array = op.attributes["value"].array.reshape(-1)
+            found = self.memo[key] = array[0].item() if array.size else 0
+        return found
 
     def operand_reads(self, op, idx, clamped):
         """(operand, its index expressions, clamped, guards) for each operand of `op` read at
@@ -410,17 +450,14 @@ class Lowering:
         """The value of elementwise or element-moving `op` (named `name`) from its operand
         values `args`."""
         kb = self.kb
-        if name in ("broadcast_in_dim", "reshape", "transpose", "slice", "reverse"):
-            return args[0]
-        if name in BINARY:
-            return kb.op(BINARY[name], *args)
+        direct = direct_op(name, dtype)
+        if direct is not None:
+            return args[0] if direct is MOVE else kb.op(direct, *args)
         if name in ("shift_right_arithmetic", "shift_right_logical"):
             return kb.op("shr", *args, arithmetic=name.endswith("arithmetic"))
         if dtype == "f64" and name in F64_ON_HOST:
             raise UnsupportedError(f"'{op.name}' on f64 (the PTX emitter has no f64 "
                                    f"transcendentals)")
-        if name in UNARY:
-            return kb.op(UNARY[name], *args)
         if name == "is_finite":
             return kb.is_finite(args[0])
         if name == "compare":
@@ -430,8 +467,6 @@ class Lowering:
                     default_compare_type(operand_dtype):
                 raise UnsupportedError("a compare with a non-default compare_type")
             return kb.cmp(a["comparison_direction"], *args)
-        if name == "select":
-            return kb.op("select", *args)
         if name == "clamp":
             lo, x, hi = args
             return kb.op("min", kb.op("max", x, lo), hi)
@@ -440,6 +475,29 @@ class Lowering:
         if name == "bitcast_convert":
             return kb.bitcast(args[0], dtype)
         raise UnsupportedError(f"'{op.name}' is not lowered in an elementwise kernel")
+
+
+MOVE = "move"           # `direct_op` of an op whose value is its operand's (moved elsewhere)
+
+
+@lru_cache(maxsize=None)
+def direct_op(name, dtype):
+    """The kl op that computes tensor op `name` (without the dialect) on `dtype` from its
+    operand values alone (`kb.op(kl, *args)`), MOVE for an op that moves its operand's
+    value, else None (the op needs more, or is not lowered on `dtype`)."""
+    if name in ("broadcast_in_dim", "reshape", "transpose", "slice", "reverse"):
+        return MOVE
+    if name in BINARY:
+        return BINARY[name]
+    if name in UNARY and not (dtype == "f64" and name in F64_ON_HOST):
+        return UNARY[name]
+    return "select" if name == "select" else None
+
+
+# the memo's entries for the item's inputs and for `Lowering._recipe` (its other keys are
+# tuples and values)
+_INPUTS, _RECIPES = "inputs", "recipes"
+_MISSING = object()     # what an undo entry restores for a key that was not there
 
 
 @lru_cache(maxsize=64)
