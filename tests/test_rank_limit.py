@@ -175,6 +175,9 @@ def scalars(key):
     return sum(map(scalars, key)) if isinstance(key, tuple) else 1
 
 
+ITEM_ENTRIES = {"inputs", "recipes"}      # what a Lowering puts in its item's memo when made
+
+
 class HashCountingMemo(dict):
     """A Lowering memo adding to `counts["hashed"]` the scalars each lookup or store hashes."""
 
@@ -210,8 +213,10 @@ def lowering_work(fn, rank, monkeypatch):
     def counting(self, *args, **kwargs):
         init(self, *args, **kwargs)
         if not isinstance(self.memo, HashCountingMemo):     # a sibling shares its parent's
-            assert not self.memo
-            self.memo = HashCountingMemo(counts)
+            assert set(self.memo) <= ITEM_ENTRIES        # a new item's memo: nothing looked up
+            memo = HashCountingMemo(counts)
+            memo.update(self.memo)                      # the same inputs set and recipe table
+            self.memo = memo
     with monkeypatch.context() as patch:
         patch.setattr(elementwise.Lowering, "__init__", counting)
         accy.compile(fn, np.ones(three_twos(rank), np.float32))
