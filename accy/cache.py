@@ -169,8 +169,10 @@ def _build():
             "python": sys.implementation.cache_tag}
 
 
+@functools.lru_cache(maxsize=None)
 def _ml_dtypes_version():
-    """bf16 constants fold through ml_dtypes; its version, without importing it."""
+    """bf16 constants fold through ml_dtypes; its version, without importing it (read once per
+    process: importlib.metadata parses the package's METADATA, most of a warm hit's time)."""
     try:
         return importlib.metadata.version("ml_dtypes")
     except importlib.metadata.PackageNotFoundError:
