@@ -353,6 +353,9 @@ def _text(sections, kind):
 
 # ---- the cursor -----------------------------------------------------------------------------
 
+_U8, _U32, _U64, _I64 = (struct.Struct(f) for f in ("<B", "<I", "<Q", "<q"))
+
+
 class _Cursor:
     """Reads one section front to back; every read is checked against the bytes left."""
 
@@ -367,27 +370,30 @@ class _Cursor:
         return len(self.data) - self.pos
 
     def take(self, n, what):
-        if n > self.left:
-            self.fail(f"{what} needs {n} bytes at byte {self.pos}, {self.left} are left")
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
+        pos = self.pos
+        if pos + n > len(self.data):
+            self.fail(f"{what} needs {n} bytes at byte {pos}, {self.left} are left")
+        self.pos = pos + n
+        return self.data[pos:pos + n]
 
-    def _unpack(self, fmt, size, what):
-        value = struct.unpack_from(fmt, self.take(size, what))[0]
-        return value
+    def _unpack(self, form, what):
+        pos = self.pos
+        if pos + form.size > len(self.data):
+            self.fail(f"{what} needs {form.size} bytes at byte {pos}, {self.left} are left")
+        self.pos = pos + form.size
+        return form.unpack_from(self.data, pos)[0]
 
     def u8(self, what):
-        return self._unpack("<B", 1, what)
+        return self._unpack(_U8, what)
 
     def u32(self, what):
-        return self._unpack("<I", 4, what)
+        return self._unpack(_U32, what)
 
     def u64(self, what):
-        return self._unpack("<Q", 8, what)
+        return self._unpack(_U64, what)
 
     def i64(self, what):
-        return self._unpack("<q", 8, what)
+        return self._unpack(_I64, what)
 
     def count(self, what, item_bytes):
         """A u32 count of items taking at least `item_bytes` each, checked against the bytes
