@@ -9,6 +9,9 @@ bf16 matmul (4096^3); causal flash attention (batch 4, 16 heads, seq 4096, d64, 
 Every time is process time (time.process_time: this process's CPU time, so a loaded machine's
 waits do not count), best of --repeats cold runs on each side: each accy run traces afresh and
 runs every stage with no compile cache; each Triton run clears Triton's on-disk cache first.
+The garbage collector runs as it does in a batch worker (no forced full collection between
+runs: one slows accy's compile after it by a quarter, by half with Triton loaded in the
+process, much as a cold CPU cache would); --collect forces one before each run on both sides.
   kernels        how many kernels accy's executable launches (no host fallbacks, checked)
   ops            tensor-dialect ops in the traced (tensor-stage) module, region bodies included
   accy           trace + every stage of accy/compiler.py up to PTX and the host program (the
@@ -105,9 +108,9 @@ def accy_cold(fn, args):
     return phases, c, ops_count
 
 
-def accy_row(name, fn, args, repeats):
+def accy_row(name, fn, args, repeats, collect):
     seconds, (phases, c, ops_count) = best_of(lambda: accy_cold(fn, args), repeats,
-                                              clock=time.process_time)
+                                              clock=time.process_time, collect=collect)
     exe = c.executable
     if not exe.kernels or exe.fallbacks:
         raise SystemExit(f"{name}: accy did not compile it to kernels alone:\n{exe.report()}")
@@ -287,7 +290,7 @@ def triton_kernels(size):
     }
 
 
-def triton_row(triton, kernel, signature, constexprs, repeats):
+def triton_row(triton, kernel, signature, constexprs, repeats, collect):
     """Triton's best process time compiling `kernel` cold, and its PTX."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -299,7 +302,7 @@ def triton_row(triton, kernel, signature, constexprs, repeats):
             os.environ["TRITON_CACHE_DIR"] = cache
             src = ASTSource(fn=kernel, signature=signature, constexprs=constexprs)
             return triton.compile(src, target=target)
-    seconds, compiled = best_of(cold, repeats, clock=time.process_time)
+    seconds, compiled = best_of(cold, repeats, clock=time.process_time, collect=collect)
     return seconds, compiled.asm.get("ptx", "")
 
 
@@ -333,6 +336,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--small", action="store_true", help="tiny shapes (checks that it runs)")
+    ap.add_argument("--collect", action="store_true",
+                    help="a full garbage collection before each timed run")
     args = ap.parse_args()
     size = SIZES["small" if args.small else "full"]
     triton, peers = None, {}
@@ -343,7 +348,7 @@ def main():
             print("(Triton is not installed: no Triton column; pip install .[bench])")
     rows, misses = [], []
     for name, (fn, inputs) in workloads(size).items():
-        seconds, phases, ops_count, exe = accy_row(name, fn, inputs, args.repeats)
+        seconds, phases, ops_count, exe = accy_row(name, fn, inputs, args.repeats, args.collect)
         ms = seconds * 1e3
         limit = HEAVY_MS if name in HEAVY else MEMORY_MS
         row = [name, len(exe.kernels), ops_count,
@@ -354,7 +359,7 @@ def main():
             row.append(checked(f"{us:.1f}", us > PER_OP_US, misses, name, f"{phase}/op"))
         ours_ptxas = ptxas_seconds(exe.ptx, shutil.which("ptxas"))
         if name in peers:
-            t_seconds, t_ptx = triton_row(triton, *peers[name], args.repeats)
+            t_seconds, t_ptx = triton_row(triton, *peers[name], args.repeats, args.collect)
             ratio = t_seconds / seconds
             row += [f"{t_seconds * 1e3:.1f}",
                     checked(f"{ratio:.0f}x", ratio < TARGET_RATIO, misses, name, "ratio")]

@@ -126,20 +126,23 @@ class AccyWorkload:
         return (after - before) / n
 
 
-def best_of(fn, repeats, setup=None, clock=time.perf_counter):
+def best_of(fn, repeats, setup=None, clock=time.perf_counter, collect=True):
     """Best time by `clock` (default wall time) of `fn(setup())` over `repeats` runs (setup
-    untimed), and the result of that fastest run."""
+    untimed), and the result of that fastest run. `collect`: a full garbage collection before
+    each run and none during it (else the collector runs as it would in any program)."""
     best, result = float("inf"), None
     for _ in range(repeats):
         arg = setup() if setup else None
-        gc.collect()
-        gc.disable()
+        if collect:
+            gc.collect()
+            gc.disable()
         try:
             t0 = clock()
             out = fn(arg) if setup else fn()
             seconds = clock() - t0
         finally:
-            gc.enable()
+            if collect:
+                gc.enable()
         if seconds < best:
             best, result = seconds, out
     return best, result
