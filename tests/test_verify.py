@@ -389,6 +389,39 @@ def test_v9_after_attribute_changes():
     expect_error(m, "test.constant", "requires attribute 'value'")
 
 
+def test_v9_rechecked_after_a_result_type_changes():
+    m, b = new_module()
+    c = b.create("test.constant", attributes={"value": ZEROS})
+    m.verify()
+    m.verify()                  # passes again: the op's checks are remembered at its epoch
+    c.result.set_type(I32)
+    expect_error(m, "test.constant", "differ from the inferred")
+
+
+def test_v9_rechecked_for_an_op_made_where_an_erased_one_was():
+    m, b = new_module()
+    for _ in range(3):          # erased records are reused; a new op is checked afresh
+        good = b.create("test.constant", attributes={"value": ZEROS})
+        m.verify()
+        good.erase()
+    bad = b.create("test.constant", attributes={"value": ZEROS}, result_types=[I32])
+    expect_error(m, "test.constant", "differ from the inferred")
+    bad.erase()
+    m.verify()
+
+
+def test_v9_row_verify_runs_on_every_verify():
+    # a call's check reads its callee, which the call's own epoch does not follow
+    m, entry, b = _module_with_callee()
+    b.create("builtin.call", [entry.arguments[0]], result_types=[F32],
+             attributes={"callee": SymbolRefAttr("callee")})
+    b.create("builtin.return", [entry.arguments[0]])
+    m.verify()
+    callee = next(op for op in m.body if op.attributes.get("sym_name") == "callee")
+    callee.set_attribute("sym_name", "renamed")
+    expect_error(m, "builtin.call", "calls unknown function @callee")
+
+
 # ---- builtin dialect ------------------------------------------------------------------------
 
 def test_func_entry_arguments_must_match_function_type():

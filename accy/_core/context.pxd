@@ -109,6 +109,7 @@ cdef class Context:
     cdef dict op_attrs          # op id -> attribute dict, for ops that have attributes
     cdef IdMap vmap, bmap, omap # scratch id maps reused by clone (reset after each use)
     cdef uint64_t clock
+    cdef dict checked           # op id -> its epoch when verify last passed its schema and inference
 
     cdef set_limits(self, capacity)
     cdef int32_t name_id(self, str name) except -1

@@ -218,6 +218,7 @@ cdef class Context:
         self.type_ids = {}
         self.type_strs = []
         self.op_attrs = {}
+        self.checked = {}
         self.vmap = IdMap()
         self.bmap = IdMap()
         self.omap = IdMap()
