@@ -12,6 +12,7 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import accy
 from accy.__main__ import main
@@ -591,6 +592,27 @@ def test_libaccyrt_refuses_what_the_driver_would_read_past(case):
 def test_a_bad_bundle_is_a_bundle_error_naming_the_problem(case):
     make, message = BAD[case]
     refused(make(), message)
+
+
+def test_a_target_read_once_is_no_excuse_for_a_look_alike_value():
+    # targets are decoded once per distinct value; true and 1.0 equal 1 in Python
+    def threads(value):
+        return _info(lambda i: i["target"]["row_pipeline_schedules"][0].update(
+            threads_per_row=value), "scheduled")
+    good = bundle.read(threads(1)).target
+    assert good.row_pipeline_schedules[0].threads_per_row == 1
+    assert bundle.read(threads(1)).target == good
+    for look_alike in (True, 1.0):
+        refused(threads(look_alike), "threads_per_row must be an integer")
+
+
+@given(st.text(alphabet='"/*\n .(a', max_size=40))
+def test_comments_are_blanked_as_the_pattern_says(code):
+    def blank(match):
+        text = match.group()
+        return text if text.startswith('"') else " " * len(text)
+    from accy.runtime.bundle import _COMMENT, _blanked
+    assert _blanked(code) == _COMMENT.sub(blank, code)
 
 
 def test_a_read_of_no_bytes_is_a_bundle_error():
