@@ -45,6 +45,9 @@ def tensor_of(x):
 def promoted(op, *xs, widen=None):
     """`xs` lifted, promoted to one dtype (then `widen(dtype)` if given) and broadcast to one
     shape."""
+    if widen is None and len(xs) == 2 and type(xs[0]) is Tensor and type(xs[1]) is Tensor \
+            and xs[0]._value.type == xs[1]._value.type:
+        return xs                       # the common case: one type already, nothing to do
     xs = [lift(x) for x in xs]
     dtype = result_dtype(*map(dtype_of, xs))
     dtype = widen(dtype) if widen else dtype
