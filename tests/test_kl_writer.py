@@ -135,6 +135,55 @@ def test_hoisting_loops_nest_inside_the_hoisted_point():
     m.verify()
 
 
+def test_a_replayed_segment_is_the_same_program_on_other_values():
+    """record/recorded/replay: the copy reads its own inputs through the mapping, values from
+    outside the segment as they are, earlier copied results as the copies', and nested
+    regions come along."""
+    m, kb = _kernel()
+    p, i = kb.params
+    x0, x1 = kb.op("add", i, i), kb.op("mul", i, i)     # the two "elements" the segment is at
+    hoist = kb.hoisting()
+    kb.record()
+    a = kb.op("add", x0, kb.constant(3, "i64"))
+    (acc,) = kb.for_(i, a, i, [x0], lambda kb, j, acc: [kb.op("max", acc, j)])
+    h = hoist.op("sub", i, i)                           # not the segment's: hoisted before it
+    b = kb.op("mul", acc, kb.op("add", a, h))
+    segment = kb.recorded()
+    mapping = {kb.value_ids([x0])[0]: kb.value_ids([x1])[0]}
+    kb.replay(segment, mapping)
+    (b1,) = kb.mapped([b], mapping)
+    (same,) = kb.mapped([h], mapping)
+    kb.finish()
+    m.verify()
+    assert same == h
+    names = [op.name for op in kb.kernel.regions[0].entry.operations
+             if op.name not in ("kl.constant", "kl.return")]
+    assert names == ["kl.add", "kl.mul", "kl.sub", "kl.add", "kl.for", "kl.add", "kl.mul",
+                     "kl.add", "kl.for", "kl.add", "kl.mul"]
+    copy_add, copy_for, copy_inner, copy_mul = (op for op in list(
+        kb.kernel.regions[0].entry.operations)[-5:-1])
+    assert copy_add.operands[0] == x1 and copy_for.operands[1] == copy_add.results[0]
+    assert copy_for.operands[3] == x1 and copy_inner.operands[1] == h
+    assert copy_mul.results[0] == b1
+    assert list(copy_mul.operands) == [copy_for.results[0], copy_inner.results[0]]
+
+
+def test_recording_refuses_a_segment_another_writer_wrote_into():
+    m, kb = _kernel()
+    p, i = kb.params
+    kb.op("add", i, i)
+    kb.record()
+    kb.op("mul", i, i)
+    inner = kb.hoisting()           # taken inside the segment: it writes into it
+    kb.op("xor", i, i)
+    inner.op("sub", i, i)
+    with pytest.raises(IRError, match="another writer inserted"):
+        kb.recorded()
+    kb.record()
+    assert kb.recorded() == ()      # nothing written: nothing to replay
+    kb.replay((), {})
+
+
 def test_ops_with_equal_attributes_share_them_until_one_is_set():
     m, kb = _kernel()
     p, i = kb.params

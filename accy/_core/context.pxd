@@ -162,6 +162,9 @@ cdef int set_operand(Context c, int32_t op, int32_t index, int32_t value) except
 cdef int replace_all_uses(Context c, int32_t old, int32_t new) except -1
 cdef int drop_uses_of(Context c, int32_t value) except -1
 cdef int32_t new_placeholder(Context c, int32_t type) except -1
+# a detached deep copy of op `root` of `src` in `dst`; operands defined outside it read through
+# `mapping` ({value id: value id}), else (within one Context) themselves
+cdef int32_t clone_op(Context src, int32_t root, Context dst, dict mapping) except -1
 cdef int free_placeholder(Context c, int32_t value) except -1
 
 # Walk iterators: `op = walk_first(c, root, post)`; while op >= 0: ...; op = walk_next(...)

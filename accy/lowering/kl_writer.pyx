@@ -10,8 +10,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int32_t, uint32_t
 
 from accy._core.context cimport (BLK, OP, VAL, Block, Context, Operation, Value, block_handle,
-                                 build_op, create_block, insert_block, insert_op, op_handle,
-                                 value_handle)
+                                 build_op, clone_op, create_block, insert_block, insert_op,
+                                 op_handle, value_handle)
 
 import numpy as np
 
@@ -134,6 +134,8 @@ cdef class KernelWriter:
     cdef uint32_t anchor_gen
     cdef int32_t last_constant      # the constant this writer made last (-1: none yet)
     cdef uint32_t last_constant_gen
+    cdef bint recording             # `record`: noting the ops placed at the end of `rec_block`
+    cdef int32_t rec_block, rec_first, rec_count
 
     def __init__(self, Context context not None, Block entry not None):
         if entry.context is not context:
@@ -195,11 +197,74 @@ cdef class KernelWriter:
         self._check_point()
         if not self.after:
             insert_op(c, op, self.block, -1)
+            if self.recording and self.block == self.rec_block:
+                if self.rec_first < 0:
+                    self.rec_first = op
+                self.rec_count += 1
             return 0
         insert_op(c, op, self.block, OP(c, self.anchor).next if self.anchor >= 0 else
                   BLK(c, self.block).first_op)
         self.anchor, self.anchor_gen = op, OP(c, op).gen
         return 0
+
+    # ---- segments: ops written once and copied ---------------------------------------------
+
+    def record(self):
+        """Note the ops this writer places at the end of its block from now on, until
+        `recorded`: a segment to `replay`."""
+        self._check_point()
+        if self.after:
+            raise IRError("a writer records only at the end of its block")
+        self.recording, self.rec_block, self.rec_first, self.rec_count = True, self.block, -1, 0
+
+    def recorded(self):
+        """The segment since `record`: (first op id, last op id), or () when it placed none.
+        IRError when the ops after its first are not all its own (another writer inserted
+        among them), so a replay would copy what it did not write."""
+        cdef Context c = self.context
+        cdef int32_t op, n = 0
+        self.recording = False
+        if self.rec_first < 0:
+            return ()
+        op = self.rec_first
+        while op >= 0:
+            n += 1
+            op = OP(c, op).next
+        if self.block != self.rec_block or n != self.rec_count:
+            raise IRError("the recorded segment holds ops another writer inserted")
+        return (self.rec_first, BLK(c, self.rec_block).last_op)
+
+    def replay(self, tuple segment, dict mapping):
+        """A copy of `segment`'s ops (of `recorded`), in order, at the insertion point; an
+        operand defined outside the segment reads through `mapping` ({value id: value id};
+        else itself), to which each copied op adds its results."""
+        if not segment:
+            return
+        cdef Context c = self.context
+        cdef int32_t op = segment[0], last = segment[1], new, j, nxt
+        while True:
+            nxt = OP(c, op).next
+            new = clone_op(c, op, c, mapping)
+            self._place(new)
+            for j in range(OP(c, op).n_results):
+                mapping[OP(c, op).results + j] = OP(c, new).results + j
+            if op == last:
+                return
+            op = nxt
+
+    def value_ids(self, values):
+        """The ids of `values` (handles of this writer's Context), for a replay's mapping."""
+        return [self._id(v) for v in values]
+
+    def mapped(self, values, dict mapping):
+        """Each of `values` through `mapping` (of ids): the copy's value where it has one."""
+        cdef Context c = self.context
+        out = []
+        for v in values:
+            i = self._id(v)
+            found = mapping.get(i)
+            out.append(v if found is None else value_handle(c, found))
+        return out
 
     # ---- ids -----------------------------------------------------------------------------
 

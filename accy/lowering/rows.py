@@ -610,16 +610,32 @@ class _Walk:
         kb = self.kb
         if self.elements is None:
             self.elements = [self._slot(k) for k in range(self.slots)]
+            self.copies = _copies(kb, self.elements, self.certain)
         accs = None
-        for element, valid in self.elements:
-            xs = element.reduce_inputs(reduces)
+        written = {}            # template element -> (its inputs segment, xs, its stores segment)
+        for i, (element, valid) in enumerate(self.elements):
+            copy = self.copies[i]
+            if copy is None:
+                kb.record()
+                xs = element.reduce_inputs(reduces)
+                inputs = kb.recorded()
+            else:
+                template, mapping = copy
+                inputs, xs, stored = written[template]
+                kb.replay(inputs, mapping)
+                xs = kb.mapped(xs, mapping)
             if accs is None:
                 accs = xs
             elif xs:
                 merged = _combiner(element, reduces)(accs, xs)
                 accs = merged if valid is None else \
                     [kb.op("select", valid, m, a) for m, a in zip(merged, accs)]
-            self._store(element, stores, valid)
+            if copy is None:
+                kb.record()
+                self._store(element, stores, valid)
+                written[i] = (inputs, xs, kb.recorded())
+            else:
+                kb.replay(stored, mapping)
         return accs
 
     def _looped(self, reduces, stores):
@@ -689,6 +705,39 @@ class _Walk:
         at = element.full_position()
         store_where(self.kb, valid, [(element.value(v, element.at_root, False),
                                       self.kernel.pointers[v], at) for v in stores])
+
+
+def _copies(kb, elements, certain):
+    """Which of a walk's unrolled elements are written as a copy of another: each element's
+    ops are the same program at its own offset, so within the elements surely inside the row
+    (the first `certain`) and within the rest, the first with an offset op of its own (k >= 1)
+    is written and the later ones copy its ops pass by pass. For each element: None (written),
+    or (the element it copies, {value id of that element: its own}), seeded with the values
+    an element is made of (offset, root, position, validity) and grown by each replay."""
+    out, template = [], {}
+    for k, (element, valid) in enumerate(elements):
+        cls = k < certain
+        t = template.get(cls)
+        if t is None:
+            out.append(None)
+            if k >= 1:
+                template[cls] = k
+            continue
+        ids = kb.value_ids(_made_of(element, valid))
+        mapping = {a: b for a, b in zip(kb.value_ids(_made_of(*elements[t])), ids) if a != b}
+        out.append((t, mapping))
+    return out
+
+
+def _made_of(element, valid):
+    """The kl values an `_Element` is built from, the same list for every element of a walk."""
+    dims = element.row.shape.dims
+    out = [element.offset] + [element.root[d] for d in dims]
+    if element.root.linear is not None:
+        out.append(element.root.linear)
+    if valid is not None:
+        out.append(valid)
+    return out
 
 
 @dataclass(frozen=True)
