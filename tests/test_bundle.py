@@ -606,6 +606,25 @@ def test_a_target_read_once_is_no_excuse_for_a_look_alike_value():
         refused(threads(look_alike), "threads_per_row must be an integer")
 
 
+def test_a_target_nested_past_the_attribute_limit_is_refused():
+    def deep(i):
+        value = 1
+        for _ in range(900):
+            value = [value]
+        i["target"]["row_pipeline_schedules"] = value
+    refused(_info(deep), "nest at most 200 levels")
+
+
+@pytest.mark.parametrize("code", ['"/a' * 20000, '"' * 30001, '/a' * 30000, '"//"/*x*/' * 5000,
+                                  'x' * 50000 + '// end'])
+def test_comments_are_blanked_as_the_pattern_says_in_long_texts(code):
+    def blank(match):
+        text = match.group()
+        return text if text.startswith('"') else " " * len(text)
+    from accy.runtime.bundle import _COMMENT, _blanked
+    assert _blanked(code) == _COMMENT.sub(blank, code)
+
+
 @given(st.text(alphabet='"/*\n .(a', max_size=40))
 def test_comments_are_blanked_as_the_pattern_says(code):
     def blank(match):

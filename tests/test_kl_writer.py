@@ -149,13 +149,12 @@ def test_a_replayed_segment_is_the_same_program_on_other_values():
     h = hoist.op("sub", i, i)                           # not the segment's: hoisted before it
     b = kb.op("mul", acc, kb.op("add", a, h))
     segment = kb.recorded()
-    mapping = {kb.value_ids([x0])[0]: kb.value_ids([x1])[0]}
+    mapping = kb.value_map([(x0, x1)])
     kb.replay(segment, mapping)
     (b1,) = kb.mapped([b], mapping)
-    (same,) = kb.mapped([h], mapping)
+    assert kb.mapped([h], mapping) == [h]
     kb.finish()
     m.verify()
-    assert same == h
     names = [op.name for op in kb.kernel.regions[0].entry.operations
              if op.name not in ("kl.constant", "kl.return")]
     assert names == ["kl.add", "kl.mul", "kl.sub", "kl.add", "kl.for", "kl.add", "kl.mul",
@@ -179,9 +178,48 @@ def test_recording_refuses_a_segment_another_writer_wrote_into():
     inner.op("sub", i, i)
     with pytest.raises(IRError, match="another writer inserted"):
         kb.recorded()
+    kb.record()                     # nor into a region of one of its ops
+    blocks = []
+
+    def body(kb, j, acc):
+        blocks.append(j.owner)
+        return [kb.op("max", acc, j)]
+    kb.for_(i, i, i, [i], body)
+    other = kb.hoisting()
+    saved = other.enter(blocks[0])
+    other.op("and", i, i)
+    other.leave(saved)
+    with pytest.raises(IRError, match="another writer inserted"):
+        kb.recorded()
     kb.record()
-    assert kb.recorded() == ()      # nothing written: nothing to replay
-    kb.replay((), {})
+    assert kb.recorded() is None    # nothing written: nothing to replay
+    kb.replay(None, kb.value_map([]))
+
+
+def test_a_replay_checks_what_it_is_given():
+    m, kb = _kernel()
+    p, i = kb.params
+    x0 = kb.op("add", i, i)
+    kb.record()
+    y = kb.op("mul", x0, x0)
+    segment = kb.recorded()
+    with pytest.raises(TypeError):
+        kb.replay((0, 0), kb.value_map([]))             # ids are not a segment
+    with pytest.raises(TypeError):
+        kb.replay(segment, {})                          # nor a dict a mapping
+    stale = kb.op("neg", i)
+    mapping = kb.value_map([(x0, stale)])
+    stale.owner.erase()
+    with pytest.raises(IRError, match="was erased"):
+        kb.replay(segment, mapping)
+    with pytest.raises(IRError, match="was erased"):
+        kb.mapped([x0], mapping)
+    y.owner.erase()
+    with pytest.raises(IRError, match="erased or moved"):
+        kb.replay(segment, kb.value_map([]))
+    m2, kb2 = _kernel()
+    with pytest.raises(IRError, match="another Context"):
+        kb2.replay(segment, kb2.value_map([]))
 
 
 def test_ops_with_equal_attributes_share_them_until_one_is_set():

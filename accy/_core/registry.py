@@ -38,9 +38,13 @@ class OpDef:
     """One op kind.
 
     operands/results: an exact count, or (min, max) with max = VARIADIC for no upper bound.
-    attributes: name -> (python classes accepted, required?).
+    attributes: name -> (python classes accepted, required?). Not to be changed once a
+        Context has verified ops of this kind.
     infer(operand_types, attributes) -> tuple of result types; used when a builder gives none.
-    verify(op) -> None or an error message (for checks the traits cannot express).
+        A pure function of its arguments: the verifier checks an op against it again only
+        when the op's epoch has moved.
+    verify(op) -> None or an error message (for checks the traits cannot express); run on
+        every verify, so it may read beyond the op (a call's callee).
     fold(op, constants) -> None (no fold) or one replacement per result: a Value, or an
         attribute that the dialect's CONSTANT op materializes. `constants` holds, per operand,
         the `value` attribute of the CONSTANT op defining it, or None. Folds must be exact and

@@ -9,9 +9,10 @@ then shared (attributes are immutable; setting one copies the dictionary).
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int32_t, uint32_t
 
-from accy._core.context cimport (BLK, OP, VAL, Block, Context, Operation, Value, block_handle,
-                                 build_op, clone_op, create_block, insert_block, insert_op,
-                                 op_handle, value_handle)
+from accy._core.context cimport (BLK, OP, VAL, VALUE_ARGUMENT, VALUE_RESULT, Block, Context,
+                                 Operation, Value, block_handle, build_op, clone_op,
+                                 create_block, insert_block, insert_op, op_handle,
+                                 value_handle, walk_next)
 
 import numpy as np
 
@@ -120,6 +121,35 @@ cdef class _Tables:
         self.constants, self.names, self.scalars, self.elements = {}, {}, {}, {}
 
 
+cdef class Segment:
+    """Ops a KernelWriter recorded (`recorded`): the first and last of a run at the end of a
+    block, each with its record's generation (an erased op is noticed)."""
+    cdef Context context
+    cdef int32_t first, last
+    cdef uint32_t first_gen, last_gen
+
+    cdef bint live(self, int32_t op, uint32_t gen) noexcept:
+        return 0 <= op < self.context.ops.top and OP(self.context, op).name >= 0 and \
+            OP(self.context, op).gen == gen
+
+
+cdef class ValueMap:
+    """The values a replayed segment reads instead of others (`KernelWriter.value_map`), and
+    the copies' results; ids of one Context, each checked live before a replay reads it."""
+    cdef Context context
+    cdef dict ids
+
+    cdef int check(self) except -1:
+        cdef Context c = self.context
+        cdef int32_t v
+        for key, value in self.ids.items():
+            for v in (key, value):
+                if not (0 <= v < c.values.top and
+                        VAL(c, v).kind in (VALUE_RESULT, VALUE_ARGUMENT)):
+                    raise IRError("a value the mapping names was erased")
+        return 0
+
+
 cdef class KernelWriter:
     """Creates kl ops at an insertion point: the end of a block, or (`hoisting`) after an
     anchor op, each op after the one made before it. Constants are made once per kernel, at
@@ -191,16 +221,21 @@ cdef class KernelWriter:
             raise IRError("the writer's insertion point moved or was erased")
         return 0
 
+    cdef void _noted(self, int32_t op) noexcept:
+        """While recording: one more op of this writer's (the segment's first when it is the
+        first at the end of the recorded block)."""
+        if self.rec_first < 0 and not self.after and self.block == self.rec_block:
+            self.rec_first = op
+        self.rec_count += 1
+
     cdef int _place(self, int32_t op) except -1:
         """Link new `op` in at the insertion point."""
         cdef Context c = self.context
         self._check_point()
         if not self.after:
             insert_op(c, op, self.block, -1)
-            if self.recording and self.block == self.rec_block:
-                if self.rec_first < 0:
-                    self.rec_first = op
-                self.rec_count += 1
+            if self.recording:
+                self._noted(op)
             return 0
         insert_op(c, op, self.block, OP(c, self.anchor).next if self.anchor >= 0 else
                   BLK(c, self.block).first_op)
@@ -210,59 +245,85 @@ cdef class KernelWriter:
     # ---- segments: ops written once and copied ---------------------------------------------
 
     def record(self):
-        """Note the ops this writer places at the end of its block from now on, until
-        `recorded`: a segment to `replay`."""
+        """Note the ops this writer places from now on, until `recorded`: the ones at the end
+        of its block (with what they hold) are a segment to `replay`."""
         self._check_point()
         if self.after:
             raise IRError("a writer records only at the end of its block")
         self.recording, self.rec_block, self.rec_first, self.rec_count = True, self.block, -1, 0
 
     def recorded(self):
-        """The segment since `record`: (first op id, last op id), or () when it placed none.
-        IRError when the ops after its first are not all its own (another writer inserted
-        among them), so a replay would copy what it did not write."""
+        """The Segment written since `record` (None when it placed nothing). IRError when the
+        ops from its first on, nested ones included, are not all this writer's (another writer
+        inserted among them): a replay would copy what it did not write."""
         cdef Context c = self.context
-        cdef int32_t op, n = 0
+        cdef int32_t top, op
+        cdef Py_ssize_t n = 0
         self.recording = False
         if self.rec_first < 0:
-            return ()
-        op = self.rec_first
-        while op >= 0:
-            n += 1
-            op = OP(c, op).next
+            return None
+        top = self.rec_first
+        while top >= 0:
+            op = top
+            while op >= 0:
+                n += 1
+                op = walk_next(c, top, op, False)
+            top = OP(c, top).next
         if self.block != self.rec_block or n != self.rec_count:
             raise IRError("the recorded segment holds ops another writer inserted")
-        return (self.rec_first, BLK(c, self.rec_block).last_op)
+        cdef Segment seg = Segment.__new__(Segment)
+        seg.context = c
+        seg.first, seg.last = self.rec_first, BLK(c, self.rec_block).last_op
+        seg.first_gen, seg.last_gen = OP(c, seg.first).gen, OP(c, seg.last).gen
+        return seg
 
-    def replay(self, tuple segment, dict mapping):
-        """A copy of `segment`'s ops (of `recorded`), in order, at the insertion point; an
-        operand defined outside the segment reads through `mapping` ({value id: value id};
-        else itself), to which each copied op adds its results."""
-        if not segment:
+    def value_map(self, pairs):
+        """A ValueMap for `replay`: {value: the value a copy reads in its place}, from
+        (Value, Value) pairs of this writer's Context."""
+        cdef ValueMap m = ValueMap.__new__(ValueMap)
+        m.context, m.ids = self.context, {}
+        for a, b in pairs:
+            i, j = self._id(a), self._id(b)
+            if i != j:
+                m.ids[i] = j
+        return m
+
+    def replay(self, Segment segment, ValueMap mapping not None):
+        """A copy of `segment`'s ops (None: none), in order, at the insertion point; an operand
+        defined outside the segment reads through `mapping` (else itself), to which each
+        copied op adds its results."""
+        if segment is None:
             return
         cdef Context c = self.context
-        cdef int32_t op = segment[0], last = segment[1], new, j, nxt
+        if segment.context is not c or mapping.context is not c:
+            raise IRError("the segment or the mapping belongs to another Context")
+        mapping.check()
+        cdef int32_t op = segment.first, last = segment.last, new, j, nxt
+        if not (segment.live(op, segment.first_gen) and segment.live(last, segment.last_gen)
+                and OP(c, op).block == OP(c, last).block and OP(c, op).block >= 0):
+            raise IRError("the segment's ops were erased or moved")
+        cdef dict ids = mapping.ids
         while True:
+            if op < 0:
+                raise IRError("the segment's ops were erased or moved")
             nxt = OP(c, op).next
-            new = clone_op(c, op, c, mapping)
+            new = clone_op(c, op, c, ids)
             self._place(new)
             for j in range(OP(c, op).n_results):
-                mapping[OP(c, op).results + j] = OP(c, new).results + j
+                ids[OP(c, op).results + j] = OP(c, new).results + j
             if op == last:
                 return
             op = nxt
 
-    def value_ids(self, values):
-        """The ids of `values` (handles of this writer's Context), for a replay's mapping."""
-        return [self._id(v) for v in values]
-
-    def mapped(self, values, dict mapping):
-        """Each of `values` through `mapping` (of ids): the copy's value where it has one."""
+    def mapped(self, values, ValueMap mapping not None):
+        """Each of `values` through `mapping`: the copy's value where it has one."""
         cdef Context c = self.context
+        if mapping.context is not c:
+            raise IRError("the mapping belongs to another Context")
+        mapping.check()
         out = []
         for v in values:
-            i = self._id(v)
-            found = mapping.get(i)
+            found = mapping.ids.get(self._id(v))
             out.append(v if found is None else value_handle(c, found))
         return out
 
@@ -402,6 +463,8 @@ cdef class KernelWriter:
             else:
                 b.at_start(block_handle(c, self.block))
             op = b.create(name, list(operands), attributes=attributes or None)
+            if self.recording:
+                self._noted((<Operation>op).id)
             if self.after:
                 self.anchor, self.anchor_gen = (<Operation>op).id, (<Operation>op).gen
             return op

@@ -611,31 +611,34 @@ class _Walk:
         if self.elements is None:
             self.elements = [self._slot(k) for k in range(self.slots)]
             self.copies = _copies(kb, self.elements, self.certain)
+            self.templates = {copy[0] for copy in self.copies if copy is not None}
         accs = None
         written = {}            # template element -> (its inputs segment, xs, its stores segment)
         for i, (element, valid) in enumerate(self.elements):
-            copy = self.copies[i]
+            copy, template = self.copies[i], i in self.templates
             if copy is None:
-                kb.record()
+                if template:
+                    kb.record()
                 xs = element.reduce_inputs(reduces)
-                inputs = kb.recorded()
+                inputs = kb.recorded() if template else None
             else:
-                template, mapping = copy
-                inputs, xs, stored = written[template]
-                kb.replay(inputs, mapping)
-                xs = kb.mapped(xs, mapping)
+                inputs, xs, stored = written[copy[0]]
+                kb.replay(inputs, copy[1])
+                xs = kb.mapped(xs, copy[1])
             if accs is None:
                 accs = xs
             elif xs:
                 merged = _combiner(element, reduces)(accs, xs)
                 accs = merged if valid is None else \
                     [kb.op("select", valid, m, a) for m, a in zip(merged, accs)]
-            if copy is None:
+            if copy is not None:
+                kb.replay(stored, copy[1])
+                continue
+            if template:
                 kb.record()
-                self._store(element, stores, valid)
+            self._store(element, stores, valid)
+            if template:
                 written[i] = (inputs, xs, kb.recorded())
-            else:
-                kb.replay(stored, mapping)
         return accs
 
     def _looped(self, reduces, stores):
@@ -712,8 +715,9 @@ def _copies(kb, elements, certain):
     ops are the same program at its own offset, so within the elements surely inside the row
     (the first `certain`) and within the rest, the first with an offset op of its own (k >= 1)
     is written and the later ones copy its ops pass by pass. For each element: None (written),
-    or (the element it copies, {value id of that element: its own}), seeded with the values
-    an element is made of (offset, root, position, validity) and grown by each replay."""
+    or (the element it copies, a ValueMap from that element's values to its own), seeded with
+    the values an element is made of (offset, root, position, validity) and grown by each
+    replay."""
     out, template = [], {}
     for k, (element, valid) in enumerate(elements):
         cls = k < certain
@@ -723,9 +727,7 @@ def _copies(kb, elements, certain):
             if k >= 1:
                 template[cls] = k
             continue
-        ids = kb.value_ids(_made_of(element, valid))
-        mapping = {a: b for a, b in zip(kb.value_ids(_made_of(*elements[t])), ids) if a != b}
-        out.append((t, mapping))
+        out.append((t, kb.value_map(zip(_made_of(*elements[t]), _made_of(element, valid)))))
     return out
 
 

@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-from accy._core.attributes import DictAttr
+from accy._core.attributes import MAX_NESTING, DictAttr
 from accy._core.context import Context
 from accy._core.text import parse
 from accy._core.types import FunctionType, TensorType
@@ -266,12 +266,22 @@ def _params(ptx, modules, manifest):
 def _blanked(code):
     """`code` with its comments blanked (strings kept), as `_COMMENT.sub` would give it. A
     match starts only at a quote or a slash, so the scan jumps between those with str.find
-    (the pattern's alternatives tried at every character cost ~6 ns a character)."""
+    (the pattern's alternatives tried at every character cost ~6 ns a character); each
+    character's next position is found again only once the scan has passed it, so the scan
+    stays linear whatever the text."""
     parts, at, pos, n = [], 0, 0, len(code)
+    quote = slash = -1
     while pos < n:
-        quote, slash = code.find('"', pos), code.find("/", pos)
-        pos = quote if slash < 0 or 0 <= quote < slash else slash
-        if pos < 0:
+        if 0 <= quote < pos or quote == -1:
+            quote = code.find('"', pos)
+            if quote < 0:
+                quote = n
+        if 0 <= slash < pos or slash == -1:
+            slash = code.find("/", pos)
+            if slash < 0:
+                slash = n
+        pos = min(quote, slash)
+        if pos >= n:
             break
         m = _COMMENT.match(code, pos)
         if m is None:
@@ -939,13 +949,15 @@ class _Info:
         return STRUCTURES[value]
 
 
-def _frozen(value):
+def _frozen(value, depth=0):
     """JSON value `value` as a hashable key that tells apart what JSON does (true from 1, 1
-    from 1.0, a list from an object)."""
+    from 1.0, a list from an object); ValueError past the nesting attributes allow."""
+    if depth > MAX_NESTING:
+        raise ValueError(f"attributes nest at most {MAX_NESTING} levels")
     if isinstance(value, dict):
-        return dict, tuple((k, _frozen(v)) for k, v in value.items())
+        return dict, tuple((k, _frozen(v, depth + 1)) for k, v in value.items())
     if isinstance(value, list):
-        return list, tuple(_frozen(v) for v in value)
+        return list, tuple(_frozen(v, depth + 1) for v in value)
     return type(value), value
 
 
