@@ -9,8 +9,8 @@ then shared (attributes are immutable; setting one copies the dictionary).
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int32_t, uint32_t
 
-from accy._core.context cimport (BLK, OP, VAL, VALUE_ARGUMENT, VALUE_RESULT, Block, Context,
-                                 Operation, Value, block_handle, build_op, clone_op,
+from accy._core.context cimport (BLK, OP, REG, USE, VAL, VALUE_ARGUMENT, VALUE_RESULT, Block,
+                                 Context, Operation, Value, block_handle, build_op, clone_op,
                                  create_block, insert_block, insert_op, op_handle,
                                  value_handle, walk_next)
 
@@ -123,31 +123,27 @@ cdef class _Tables:
 
 cdef class Segment:
     """Ops a KernelWriter recorded (`recorded`): the first and last of a run at the end of a
-    block, each with its record's generation (an erased op is noticed)."""
+    block, each with its record's generation (an erased op is noticed), and the values from
+    outside the run its ops read (`reads`, ids)."""
     cdef Context context
     cdef int32_t first, last
     cdef uint32_t first_gen, last_gen
+    cdef list reads
 
     cdef bint live(self, int32_t op, uint32_t gen) noexcept:
         return 0 <= op < self.context.ops.top and OP(self.context, op).name >= 0 and \
             OP(self.context, op).gen == gen
 
 
+cdef bint _live_value(Context c, object v):
+    return 0 <= v < c.values.top and VAL(c, <int32_t>v).kind in (VALUE_RESULT, VALUE_ARGUMENT)
+
+
 cdef class ValueMap:
     """The values a replayed segment reads instead of others (`KernelWriter.value_map`), and
-    the copies' results; ids of one Context, each checked live before a replay reads it."""
+    the copies' results, by id in one Context; a value is checked live where it is read."""
     cdef Context context
     cdef dict ids
-
-    cdef int check(self) except -1:
-        cdef Context c = self.context
-        cdef int32_t v
-        for key, value in self.ids.items():
-            for v in (key, value):
-                if not (0 <= v < c.values.top and
-                        VAL(c, v).kind in (VALUE_RESULT, VALUE_ARGUMENT)):
-                    raise IRError("a value the mapping names was erased")
-        return 0
 
 
 cdef class KernelWriter:
@@ -257,22 +253,39 @@ cdef class KernelWriter:
         ops from its first on, nested ones included, are not all this writer's (another writer
         inserted among them): a replay would copy what it did not write."""
         cdef Context c = self.context
-        cdef int32_t top, op
+        cdef int32_t top, op, j, v, b
         cdef Py_ssize_t n = 0
         self.recording = False
         if self.rec_first < 0:
             return None
+        inside, used = set(), []
         top = self.rec_first
         while top >= 0:
             op = top
             while op >= 0:
                 n += 1
+                inside.add(op)
+                for j in range(OP(c, op).n_operands):
+                    used.append(USE(c, OP(c, op).operands + j).value)
                 op = walk_next(c, top, op, False)
             top = OP(c, top).next
         if self.block != self.rec_block or n != self.rec_count:
             raise IRError("the recorded segment holds ops another writer inserted")
+        reads = set()
+        for v in used:
+            if v < 0:
+                continue
+            if VAL(c, v).kind == VALUE_RESULT:
+                if VAL(c, v).owner in inside:
+                    continue
+            else:
+                b = VAL(c, v).owner
+                if BLK(c, b).region >= 0 and REG(c, BLK(c, b).region).op in inside:
+                    continue
+            reads.add(v)
         cdef Segment seg = Segment.__new__(Segment)
         seg.context = c
+        seg.reads = list(reads)
         seg.first, seg.last = self.rec_first, BLK(c, self.rec_block).last_op
         seg.first_gen, seg.last_gen = OP(c, seg.first).gen, OP(c, seg.last).gen
         return seg
@@ -297,12 +310,15 @@ cdef class KernelWriter:
         cdef Context c = self.context
         if segment.context is not c or mapping.context is not c:
             raise IRError("the segment or the mapping belongs to another Context")
-        mapping.check()
         cdef int32_t op = segment.first, last = segment.last, new, j, nxt
         if not (segment.live(op, segment.first_gen) and segment.live(last, segment.last_gen)
                 and OP(c, op).block == OP(c, last).block and OP(c, op).block >= 0):
             raise IRError("the segment's ops were erased or moved")
         cdef dict ids = mapping.ids
+        for v in segment.reads:
+            found = ids.get(v)
+            if found is not None and not _live_value(c, found):
+                raise IRError("a value the mapping names was erased")
         while True:
             if op < 0:
                 raise IRError("the segment's ops were erased or moved")
@@ -320,10 +336,11 @@ cdef class KernelWriter:
         cdef Context c = self.context
         if mapping.context is not c:
             raise IRError("the mapping belongs to another Context")
-        mapping.check()
         out = []
         for v in values:
             found = mapping.ids.get(self._id(v))
+            if found is not None and not _live_value(c, found):
+                raise IRError("a value the mapping names was erased")
             out.append(v if found is None else value_handle(c, found))
         return out
 
