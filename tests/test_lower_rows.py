@@ -339,3 +339,31 @@ def test_empty_rows_run_serially(shape, ptxas):
     x = np.zeros(shape, np.float32)
     got, want = run(lambda x: ops.sum(x, axis=1), [x], "serial", ptxas)
     assert_exact(got, want)
+
+
+def _deep_chain(layers):
+    """y <- y * 0.5 + x, `layers` times (each step halves the error before it)."""
+    def chain(x):
+        y = x
+        for _ in range(layers):
+            y = y * 0.5 + x
+        return y
+    return chain
+
+
+@pytest.mark.parametrize("reduce", [False, True], ids=["elementwise", "softmax"])
+def test_a_fused_chain_deeper_than_recursion_allows(reduce, rng, ptxas):
+    # 250 layers are 500 fused ops: lowered operand by operand they recursed past Python's
+    # limit; a large item's operands are lowered leaves first
+    chain = _deep_chain(250)
+    fn = (lambda x: ops.softmax(chain(x))) if reduce else chain
+    x = draw(rng, (5, 67), "f32")
+    exe = accy.compile(fn, x, target={"arch": "sm_80"})
+    ptxas(exe.ptx)
+    assert not exe.fallbacks and len(exe.kernels) == 1, exe.report()
+    got, want = exe.run(x, device="emulator"), exe.run(x, device="reference")
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                               rtol=1e-5, atol=1e-6)
+    exact = 2 * x.astype(np.float64)                  # the chain's limit, reached long before
+    if not reduce:
+        np.testing.assert_allclose(got.astype(np.float64), exact, rtol=1e-5, atol=1e-6)

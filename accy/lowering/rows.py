@@ -507,6 +507,14 @@ class _Element(Lowering):
             return self.loaded[v]
         return super().value(v, idx, clamped)
 
+    def _operand_reads_to_lower(self, v, idx, clamped):
+        varies = self.varying.get(idx)
+        if varies is None:
+            varies = self.varying[idx] = _varies(idx, self.row.shape.dims)
+        if not varies or v in self.row.results or v in self.staged and idx == self.at_root:
+            return ()                       # the row's, or staged: lowered where `value` goes
+        return super()._operand_reads_to_lower(v, idx, clamped)
+
     def reduce_inputs(self, reduces):
         return [self.value(red.operands[j], self.at_root, False)
                 for red in reduces for j in range(len(red.results))]

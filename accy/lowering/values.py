@@ -104,6 +104,9 @@ class Lowering:
             self.inputs = self.memo[_INPUTS] = frozenset(item.inputs)
             self.memo[_RECIPES] = {}
         self.recipes = self.memo[_RECIPES]
+        # a value's operands are lowered by recursion, a few frames an op of the chain below
+        # it; a large item's are lowered leaves first instead (`_leaves_first`)
+        self.deep = len(item.ops) > DEEP_ITEM_OPS
         # the scopes, as one table each with an undo log: what an inner scope set is undone
         # when it is popped (what it shadowed comes back), so a lookup is one probe
         self.values = {}            # (value, index exprs, clamped), or a value -> kl value
@@ -308,6 +311,8 @@ class Lowering:
         recipe = self.recipes.get(key)
         if recipe is None:
             recipe = self.recipes[key] = self._recipe(v, idx, clamped)
+        if self.deep and recipe[3]:
+            self._leaves_first(recipe[3])
         if self.invariant is not None and recipe[4]:
             found = self.invariant.get(key)
             if found is None:
@@ -318,6 +323,36 @@ class Lowering:
             self.undo.append((values, key, _MISSING))
         values[key] = found
         return found
+
+    def _leaves_first(self, reads):
+        """Lower the values `reads` (a recipe's operand reads) need, each after its own
+        operands, in the order recursion would (left to right, depth first) but with an
+        explicit stack: each `value` call then finds its operands made (it walks them again,
+        finding nothing to do) and recursion stays a level deep whatever the chain."""
+        stack = [(operand, sub, c, False) for operand, sub, c, _ in reversed(reads)]
+        while stack:
+            v, idx, clamped, ready = stack.pop()
+            if ready:
+                self.value(v, idx, clamped)
+                continue
+            below = self._operand_reads_to_lower(v, idx, clamped)
+            if below is None:
+                continue                    # made already: nothing to lower
+            stack.append((v, idx, clamped, True))
+            stack += [(operand, sub, c, False) for operand, sub, c, _ in reversed(below)]
+
+    def _operand_reads_to_lower(self, v, idx, clamped):
+        """What `value(v, idx, clamped)` would lower first: None when it would return a value
+        made already, else its recipe's operand reads (() for a leaf)."""
+        key = (v, idx, clamped)
+        if v in self.values or key in self.values:
+            return None
+        recipe = self.recipes.get(key)
+        if recipe is None:
+            recipe = self.recipes[key] = self._recipe(v, idx, clamped)
+        if self.invariant is not None and recipe[4] and key in self.invariant:
+            return None
+        return recipe[3] or ()
 
     def _value(self, key, recipe):
         op, name, dtype, reads, _, direct = recipe
@@ -497,6 +532,7 @@ def direct_op(name, dtype):
 # the memo's entries for the item's inputs and for `Lowering._recipe` (its other keys are
 # tuples and values)
 _INPUTS, _RECIPES = "inputs", "recipes"
+DEEP_ITEM_OPS = 64      # an item of more ops lowers operands leaves first (a few frames an op)
 _MISSING = object()     # what an undo entry restores for a key that was not there
 
 
