@@ -58,7 +58,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from accy._core.types import numpy_dtype
-from accy.errors import UnsupportedError
+from accy.errors import AccyError, UnsupportedError
 from accy.lowering.collective import (block_allreduce, column_allreduce, load_value,
                                       storage_dtype, store_value, store_where, warp_allreduce)
 from accy.lowering.kl import KernelBuilder, pointee, ptr_type, scalar
@@ -225,42 +225,65 @@ class RowShape:
 
 class _Dependences:
     """Which values of an item are computed from which (through its ops and the regions'
-    captured values)."""
+    captured values). Each value's sources are one integer, a bit per value, made once from
+    its operands' (an item of thousands of ops walked each query again and again)."""
 
     def __init__(self, item):
         self.ops = set(item.ops)
-        self.sources = {}       # value -> every value it is computed from, itself included
+        self.bits = {}          # value -> its bit's position
+        self.closures = {}      # barriers -> {value: bits of every value it is computed from,
+        #                         itself included, through no op named in barriers}
+        self.sources = {}       # op -> the values it reads (`_sources`)
 
     def reads(self, value, targets, barriers=()):
         """Whether `value` is computed from one of `targets`, through no op named in
         `barriers`."""
-        if not barriers:
-            return not self._computed_from(value).isdisjoint(targets)
-        targets, seen, stack = set(targets), set(), [value]
-        while stack:
-            v = stack.pop()
-            if v in targets:
+        closure = self._closure(value, tuple(barriers))
+        for t in targets:
+            bit = self.bits.get(t)
+            if bit is not None and closure >> bit & 1:
                 return True
-            owner = v.owner
-            if v in seen or owner not in self.ops or owner.name in barriers:
-                continue
-            seen.add(v)
-            stack.extend(_sources(owner))
         return False
 
-    def _computed_from(self, value):
-        found = self.sources.get(value)
-        if found is None:
-            found, stack = set(), [value]
-            while stack:
-                v = stack.pop()
-                if v in found:
+    def _closure(self, value, barriers):
+        table = self.closures.get(barriers)
+        if table is None:
+            table = self.closures[barriers] = {}
+        found = table.get(value)
+        if found is not None:
+            return found
+        stack, entered = [value], set()
+        while stack:                        # each value after the values it reads
+            v = stack[-1]
+            if v in table:
+                stack.pop()
+                continue
+            bit = self.bits.get(v)
+            if bit is None:
+                bit = self.bits[v] = len(self.bits)
+            owner = v.owner
+            if owner not in self.ops or owner.name in barriers:
+                table[v] = 1 << bit
+                stack.pop()
+                continue
+            reads = self.sources.get(owner)
+            if reads is None:
+                reads = self.sources[owner] = tuple(_sources(owner))
+            if v not in entered:
+                entered.add(v)
+                pending = [s for s in reads if s not in table]
+                if pending:
+                    stack += pending
                     continue
-                found.add(v)
-                if v.owner in self.ops:
-                    stack.extend(_sources(v.owner))
-            self.sources[value] = found
-        return found
+            elif any(s not in table for s in reads):
+                raise AccyError(f"internal error: a value of '{owner.name}' is computed from "
+                                f"itself")
+            closure = 1 << bit
+            for s in reads:
+                closure |= table[s]
+            table[v] = closure
+            stack.pop()
+        return table[value]
 
 
 def _sources(op):
