@@ -215,3 +215,62 @@ def test_concatenate_pad_slice_reverse_as_index_maps(dtype, rng, ptxas):
     check(lambda x: ops.pad(x[:, 1:-2:3], ((1, 2), (3, 0)), constant_values=5) * 2, [x],
           ["vector"], ptxas)
     check(lambda x: x[1:, 2:] - x[:-1, :-2][:, ::-1], [x], ["vector"], ptxas)
+
+
+def _lane_invariant_row_chain(x, s):
+    # a value every vector lane reads at one index (a row of a broadcast reshape), 80+ ops
+    row = ops.broadcast_to(ops.reshape(ops.reshape(s, (6,)), (6, 1)), (6, 8))[2]
+    y = x
+    for _ in range(40):
+        y = y * row + x
+    return y
+
+
+def _softmax_of_chain(x):
+    y = x
+    for _ in range(30):
+        y = ops.tanh(y) * 0.5 + y
+    return ops.softmax(y)
+
+
+def _gathered_chain(x, p):
+    y = x
+    for _ in range(40):
+        y = ops.take(y * 0.5 + x, p)
+    return y
+
+
+@pytest.mark.parametrize("fn, shapes", [
+    (_lane_invariant_row_chain, [(64, 8), (2, 3)]),
+    (_softmax_of_chain, [(5, 67)]),
+    (_gathered_chain, [(64,), None]),
+], ids=["lane_invariant", "softmax", "gather"])
+def test_leaves_first_lowering_writes_what_recursion_writes(fn, shapes, rng, monkeypatch):
+    """A large item's operands are lowered leaves first (values.DEEP_ITEM_OPS); forced on
+    every item, the PTX is the recursion's, byte for byte."""
+    from accy.lowering import values
+    args = [rng.standard_normal(s).astype(np.float32) if s is not None
+            else rng.permutation(64).astype(np.int32) for s in shapes]
+    ptx = {}
+    for deep in (10 ** 9, 0):
+        monkeypatch.setattr(values, "DEEP_ITEM_OPS", deep)
+        ptx[deep] = accy.compile(fn, *args, target={"arch": "sm_80"}, cache=False).ptx
+    assert ptx[0] == ptx[10 ** 9]
+
+
+def test_a_chain_too_deep_for_one_kernel_runs_on_the_host(rng):
+    # take() chains read the gathered operand by recursion: past Python's limit the item is
+    # a host fallback saying why, not a failed compile
+    def chain(x, p):
+        y = x
+        for _ in range(600):
+            y = ops.take(y * 0.5 + x, p)
+        return y
+    x = rng.standard_normal(64).astype(np.float32)
+    p = rng.permutation(64).astype(np.int32)
+    exe = accy.compile(chain, x, p, target={"arch": "sm_80"}, cache=False)
+    assert [f.reason for f in exe.fallbacks] and \
+        all("nest too deep" in f.reason for f in exe.fallbacks), exe.report()
+    np.testing.assert_allclose(exe.run(x, p, device="emulator").astype(np.float64),
+                               exe.run(x, p, device="reference").astype(np.float64),
+                               rtol=1e-6, atol=1e-6)

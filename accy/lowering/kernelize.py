@@ -135,7 +135,13 @@ def _lower_block(context, module, schedule, outlines, layout, target, scope, ker
         try:
             if lower is None:
                 raise UnsupportedError(f"no {outline.kind} lowering yet")
-            lowered = lower(context, module.body, outline, item, layout, target)
+            try:
+                lowered = lower(context, module.body, outline, item, layout, target)
+            except RecursionError:
+                # a backstop: chains through gathered data or nested index expressions still
+                # lower by recursion, a few frames a step
+                raise UnsupportedError("its values or index expressions nest too deep to "
+                                       "lower into one kernel") from None
         except UnsupportedError as e:
             for op in list(module.body)[built:]:    # the kernel it had begun
                 op.erase(force=True)

@@ -311,13 +311,15 @@ class Lowering:
         recipe = self.recipes.get(key)
         if recipe is None:
             recipe = self.recipes[key] = self._recipe(v, idx, clamped)
-        if self.deep and recipe[3]:
-            self._leaves_first(recipe[3])
         if self.invariant is not None and recipe[4]:
             found = self.invariant.get(key)
             if found is None:
+                if self.deep and recipe[3]:
+                    self._leaves_first(recipe[3])
                 found = self.invariant[key] = self._value(key, recipe)
             return found
+        if self.deep and recipe[3]:
+            self._leaves_first(recipe[3])
         found = self._value(key, recipe)
         if self.marks:
             self.undo.append((values, key, _MISSING))
@@ -328,7 +330,8 @@ class Lowering:
         """Lower the values `reads` (a recipe's operand reads) need, each after its own
         operands, in the order recursion would (left to right, depth first) but with an
         explicit stack: each `value` call then finds its operands made (it walks them again,
-        finding nothing to do) and recursion stays a level deep whatever the chain."""
+        finding nothing to do), so a chain of plain ops recurses a level deep. (A gathered or
+        updated operand is still read by recursion, a few frames a step.)"""
         stack = [(operand, sub, c, False) for operand, sub, c, _ in reversed(reads)]
         while stack:
             v, idx, clamped, ready = stack.pop()
