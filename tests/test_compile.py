@@ -345,16 +345,18 @@ def test_the_transformer_block_runs_as_kernels(rng):
 @pytest.mark.parametrize("shape", [(1, 1, 1, 3), (2, 3, 9, 5), (1, 2, 17, 8)], ids=str)
 def test_attention_matches_the_reference(shape, causal, dtype, rng):
     q, k, v = (draw(rng, shape, dtype) for _ in range(3))
+    # the reference's order and dtypes: its bits, but for f32 exp's 1 ulp (f16/bf16 exp is
+    # correctly rounded)
     exe = check(lambda q, k, v: ops.attention(q, k, v, causal=causal), [q, k, v],
-                kinds=["flash_attention"])
+                exact=dtype != "f32", kinds=["flash_attention"])
     assert not exe.fallbacks
 
 
 @pytest.mark.parametrize("mask_shape", [(9, 9), (2, 1, 9, 9), (9,)], ids=str)
 def test_attention_with_an_additive_mask(mask_shape, rng):
     q, k, v = (draw(rng, (2, 2, 9, 4), "f32") for _ in range(3))
-    check(lambda q, k, v, m: ops.attention(q, k, v, mask=m), [q, k, v,
-                                                             draw(rng, mask_shape, "f32")], kinds=["flash_attention"])
+    check(lambda q, k, v, m: ops.attention(q, k, v, mask=m),
+          [q, k, v, draw(rng, mask_shape, "f32")], exact=False, kinds=["flash_attention"])
 
 
 def test_more_elements_than_one_grid_covers(rng):
@@ -523,7 +525,8 @@ def test_while_loop_of_matmul_and_tanh(steps, rng):
     x, w = draw(rng, (16, 16), "f32") * 0.3, draw(rng, (16, 16), "f32") * 0.3
     args = [x, w, np.asarray(steps, np.int32)]
     (got,), (want,) = exe.run(*args, device="emulator"), exe.run(*args, device="reference")
-    np.testing.assert_array_equal(got, want)
+    # tanh within 1 ulp each step, carried through the matmuls (|values| <= 1; seen: 4e-7)
+    np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
 
 
 def test_fori_loop_with_captured_values_and_unchanged_carries(rng):

@@ -48,7 +48,7 @@ CASES = {
                     [("dot_general", "serial")], "exact"),
     "attention": (lambda q, k, v: ops.attention(q, k, v, causal=True),
                   tuple(f32(2, 3, 9, 5, seed=s) for s in (8, 9, 10)),
-                  [("flash_attention", "serial")], "exact"),
+                  [("flash_attention", "serial")], (1e-6, 1e-6)),    # exp: within 1 ulp
 }
 
 

@@ -63,6 +63,16 @@ def assert_close(got, q, k, v, scale, dtype, **kw):
     assert_within(got, want, bound)
 
 
+def assert_like_the_reference(got, want, v):
+    """The serial path computes in the reference's order and dtypes: its bits, except that an
+    f32 exp is within 1 ulp (f16's is correctly rounded), which moves each weight by a few
+    units of f32 roundoff and the result by as many times max |v|."""
+    if got.dtype != np.float32:
+        np.testing.assert_array_equal(got, want)
+        return
+    assert_within(got, f64(want), 8 * 2.0 ** -24 * np.abs(f64(v)).max())
+
+
 def decomposed(fn, args):
     """The module of `fn` with its attention composite replaced by the primitive ops it
     means (the decompose-attention pass): the pattern `raise-attention` raises back into one
@@ -285,7 +295,7 @@ def test_heads_split_from_one_projection_and_shared_keys(rng):
                                           ("f16", 5, "causal")])
 def test_the_rest_takes_the_serial_path(form, dtype, d, mask, rng):
     """f32, and f16 with a head dim other than 64 and 128: a thread per query row, in the
-    reference's order and dtypes (bit for bit its result)."""
+    reference's order and dtypes (its result; see assert_like_the_reference)."""
     b, h, s = 1, 2, 9
     args = [draw(rng, (b, h, s, d), dtype) for _ in range(3)]
     if mask == "additive":
@@ -297,20 +307,20 @@ def test_the_rest_takes_the_serial_path(form, dtype, d, mask, rng):
     got, exe = compile_and_run(program, args, "serial")
     assert_close(got, *args[:3], 1 / math.sqrt(d), dtype, causal=mask == "causal",
                  mask=args[3] if mask == "additive" else None)
-    np.testing.assert_array_equal(got, one(exe.run(*args, device="reference")))
+    assert_like_the_reference(got, one(exe.run(*args, device="reference")), args[2])
 
 
 def test_the_bundled_attention_graph_runs_as_one_kernel(rng):
     """GRAPHS["attention"] (f32, written from primitive ops): one serial kernel that matches
-    the reference interpreter bit for bit."""
+    the reference interpreter (assert_like_the_reference)."""
     from accy.examples.graphs import GRAPHS
     module = GRAPHS["attention"](small=True)
     args = [draw(rng, (1, 2, 8, 4), "f32") for _ in range(3)]
     exe = accy.compile(module)
     assert [(k.kind, k.schedule) for k in exe.kernels] == [("flash_attention", "serial")]
     assert exe.fallbacks == ()
-    np.testing.assert_array_equal(one(exe.run(*args, device="emulator")),
-                                  one(exe.run(*args, device="reference")))
+    assert_like_the_reference(one(exe.run(*args, device="emulator")),
+                              one(exe.run(*args, device="reference")), args[2])
 
 
 def test_f64_runs_on_the_host(rng):

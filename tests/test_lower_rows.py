@@ -20,6 +20,7 @@ from accy.passes import target as target_module
 from accy.passes.target import RowSchedule
 
 from compile_helpers import draw
+from tensor_helpers import assert_close_ulp
 
 @pytest.fixture(autouse=True)
 def warp_first_schedules(monkeypatch):
@@ -306,7 +307,7 @@ def test_order_dependent_bodies_keep_the_order(body, shape, dims, schedule, rng,
 
 @pytest.mark.parametrize("fn,args,schedule", [
     (lambda x: (ops.exp(x) * 0.5, ops.sum(ops.exp(x) * 0.5, axis=1)), [(6, 20)],
-     "warp per row, registers"),
+     "warp per row, registers"),     # exp: within 1 ulp (the others are exact)
     (lambda x: (x * 2, ops.sum(x * 2, axis=0)), [(50, 7)], "column"),
     (lambda x: (x * 2, ops.max(x * 2, axis=1)), [(1, 40000)], "split row"),
     (lambda x, r: (x + r, ops.rms_norm(x + r)), [(3, 700), (3, 700)], "warp per row, shared"),
@@ -314,7 +315,10 @@ def test_order_dependent_bodies_keep_the_order(body, shape, dims, schedule, rng,
 def test_full_shape_outputs_beside_the_reductions(fn, args, schedule, rng, ptxas):
     arrays = [draw(rng, s, "f32") for s in args]
     got, want = run(fn, arrays, schedule, ptxas)
-    np.testing.assert_array_equal(got[0], want[0])
+    if schedule.startswith("warp"):
+        assert_close_ulp(got[0], want[0].astype(np.float64), "f32", 1)
+    else:
+        np.testing.assert_array_equal(got[0], want[0])
     assert_close(got[1], want[1], args[0][-1], np.abs(want[1]).max() + 1, "float32")
 
 

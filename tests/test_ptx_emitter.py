@@ -27,11 +27,13 @@ import pytest
 import accy.reference
 from accy.errors import UnsupportedError
 from accy.ir import Context, Module, TensorType
+from accy.lowering import math32
 from accy.lowering.kl import KernelBuilder, ptr_type, scalar
 from accy.lowering.ptx import ULP_BOUND, emit_module
 from accy.passes.target import TargetProfile
 from accy.runtime.emulator.driver import Emulator
 
+import math32_model
 from tensor_helpers import NP, assert_bits, edges, module_of, random_array, random_values, \
     round_fraction
 
@@ -409,6 +411,12 @@ def pow_inputs(rng, dtype, n):
 
 
 MEASURED = {}
+# on f32 the f32 cores (math32) round once from a value about 2^-30 from the exact one, not
+# 2^-50 as the f64 cores do: the share of 1-ulp results on these inputs, with room (measured:
+# exp 2.0%, erf 1.9%, cos 1.0%, sin 0.7%, log 0.33%, tanh 0.13%). On f16 and bf16 their sum
+# rounded to odd makes every result the reference's.
+OFF_BY_ONE = {"exp": 0.03, "erf": 0.03, "cos": 0.016, "sin": 0.011, "log": 0.005,
+              "tanh": 0.002}
 
 
 def check_ulps(op, dtype, got, want, bound):
@@ -424,7 +432,8 @@ def check_ulps(op, dtype, got, want, bound):
     # accuracy regressions inside the bound: almost every result is the reference's own (pow
     # misses exact rounding midpoints, e.g. f16 1.5^7)
     off = int((d > 0).sum())
-    assert off <= (2e-3 * d.size if op == "pow" else 2), \
+    limit = (OFF_BY_ONE.get(op, 0) if dtype == "f32" else 0) + (2e-3 if op == "pow" else 0)
+    assert off <= max(limit * d.size, 2), \
         f"{op} on {dtype}: {off} of {d.size} results differ from the reference"
 
 
@@ -444,6 +453,47 @@ def test_f32_math_within_ulp_bound(op, rng, device, ptxas):
         arrays = f32_math_inputs(rng, op, n)
     got = device.run(text, f"{op}_f32", arrays, "f32", n, grid=128, rng=rng)
     check_ulps(op, "f32", got, reference(op, "f32", arrays), ULP_BOUND[op])
+
+
+@pytest.fixture(scope="module")
+def c_cores(tmp_path_factory):
+    """The f32 cores compiled to C from the instructions they write (math32_model)."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler on PATH")
+    return math32_model, math32_model.build(list(math32.CORES), str(tmp_path_factory.mktemp("m")))
+
+
+@pytest.mark.parametrize("op", tuple(math32.CORES))
+def test_f32_core_c_model_is_the_emulated_ptx(op, rng, device, c_cores):
+    """The C the exhaustive check runs gives the emulated PTX's bits, on random bit patterns
+    and the wide-range inputs above (so a check of the C is a check of the kernel)."""
+    model, lib = c_cores
+    n = 20_000
+    x = np.concatenate([rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+                        .view(np.float32), f32_math_inputs(rng, op, n)[0]])
+    got = device.run(group_text(("math", "f32", "exact")), f"{op}_f32", [x], "f32", x.size,
+                     grid=128, rng=rng)
+    want = model.run(lib, op, x)
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), f"{op}: {int((~same).sum())} differ, e.g. x = {x[~same][:4]!r}"
+
+
+# a window of consecutive bit patterns per core where its reduction has its edges
+WINDOWS = {"exp": 0xC2CF0000, "log": 0x3F340000, "tanh": 0x3F0C0000, "erf": 0x3F7E0000,
+           "sin": 0x47FF0000, "cos": 0x3F480000}
+
+
+@pytest.mark.parametrize("op", tuple(math32.CORES))
+def test_f32_core_within_bound_on_a_sample(op, rng, c_cores):
+    """Every 1021st f32 bit pattern from a random start, and 2^20 consecutive ones at the
+    core's edges, within ULP_BOUND of the reference (tests/math32_model.py --all checks every
+    input)."""
+    model, lib = c_cores
+    start = int(rng.integers(0, 1021))
+    for lo, hi, stride in ((start, 1 << 32, 1021), (WINDOWS[op], WINDOWS[op] + (1 << 20), 1)):
+        counts, worst, at = model.check(lib, op, stride, threads=2, start=lo, stop=hi)
+        assert worst <= ULP_BOUND[op], f"{op}: {worst} ulp at bit pattern {at:#010x}"
+        assert counts[0] > 0.8 * sum(counts.values()), counts     # most are correctly rounded
 
 
 def all_bit_patterns(dtype):

@@ -54,7 +54,8 @@ each score on the fly (an f64-accumulated dot rounded once to the scores' dtype,
 chain) and makes three passes over the keys: the row maximum, the sum of exp(s - max), then
 for each output column the weighted sum of the values (f64-accumulated), in the reference's
 order and dtypes (the composite's decomposition, docs/tensor-ops.md, or the raised one's own
-ops), so its results match the reference's. Scores are recomputed in every pass.
+ops), so its results match the reference's (f16 and bf16 bit for bit; f32 within the exact
+tier's exp, 1 ulp of each weight). Scores are recomputed in every pass.
 """
 import math
 import operator

@@ -9,7 +9,9 @@ within that error of a rounding midpoint, its neighbour: at most 1 ulp from the 
 1 ulp off where the exact power is a rounding midpoint of the dtype, e.g. f16 1.5^7). `rsqrt`
 is the same two IEEE f64 operations the reference performs (sqrt.rn.f64, rcp.rn.f64), so it
 is bit-exact. f64 operands are not covered (the argument reductions below rely on 24-bit
-significands): the emitter refuses f64 transcendentals.
+significands): the emitter refuses f64 transcendentals. On f32, f16 and bf16 the emitter
+takes exp, log, tanh, erf, sin and cos from `accy.lowering.math32` (f32 arithmetic) instead;
+math32 falls back on sin and cos below for |x| >= 2^17.
 
     ULP_BOUND[name]      max |ulp| distance from the reference, f32 / f16 / bf16 results
 
