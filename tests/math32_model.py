@@ -29,8 +29,8 @@ from accy.lowering.assembler import dest_class
 
 C_TYPES = {"p": "int", "rs": "uint16_t", "r": "uint32_t", "rd": "uint64_t", "f": "float",
            "fd": "double"}
-REFERENCE = {"exp": "exp", "log": "log", "tanh": "tanh", "erf": "erf", "sin": "sin",
-             "cos": "cos"}
+REFERENCE = {"exp": "exp", "log": "log", "tanh": "tanh", "logistic": "logistic", "erf": "erf",
+             "sin": "sin", "cos": "cos"}
 
 # opcode -> C expression of its operands A, B, C (the destination's type is the register's)
 FLOAT_OPS = {
@@ -85,6 +85,8 @@ static inline uint64_t cvt_s64_f64(double x) {
     if (r < -9223372036854775808.0) return 0x8000000000000000ull;
     return (uint64_t)(int64_t)r;
 }
+static double logistic(double x) { return 1 / (1 + exp(-x)); }
+static long double logisticl(long double x) { return 1 / (1 + expl(-x)); }
 static inline int64_t ordinal(float f) {
     int32_t i = (int32_t)bits_f32(f);
     return i < 0 ? -(int64_t)(i & 0x7FFFFFFF) - 1 : i;

@@ -10,7 +10,7 @@ within that error of a rounding midpoint, its neighbour: at most 1 ulp from the 
 is the same two IEEE f64 operations the reference performs (sqrt.rn.f64, rcp.rn.f64), so it
 is bit-exact. f64 operands are not covered (the argument reductions below rely on 24-bit
 significands): the emitter refuses f64 transcendentals. On f32, f16 and bf16 the emitter
-takes exp, log, tanh, erf, sin and cos from `accy.lowering.math32` (f32 arithmetic) instead;
+takes exp, log, tanh, logistic, erf, sin and cos from `accy.lowering.math32` (f32 arithmetic);
 math32 falls back on sin and cos below for |x| >= 2^17.
 
     ULP_BOUND[name]      max |ulp| distance from the reference, f32 / f16 / bf16 results
@@ -104,8 +104,11 @@ INF, NAN = D(math.inf), "0d7FF8000000000000"
 ONE = D(1.0)
 
 
-class _F64:
-    """Shorthands for f64 instructions on the kernel emitter `k` (see ptx._Kernel.op)."""
+class Arith:
+    """Shorthands for the float instructions of type `t` on the kernel emitter `k` (see
+    ptx._Kernel.op); `imm` writes a Python float as an immediate of that type."""
+    t = "f64"
+    imm = staticmethod(D)
 
     def __init__(self, k):
         self.k = k
@@ -114,33 +117,37 @@ class _F64:
         return self.k.op(opcode, *srcs, **kw)
 
     def fma(self, a, b, c):
-        return self.op("fma.rn.f64", a, b, c)
+        return self.op(f"fma.rn.{self.t}", a, b, c)
 
     def mul(self, a, b):
-        return self.op("mul.rn.f64", a, b)
+        return self.op(f"mul.rn.{self.t}", a, b)
 
     def add(self, a, b):
-        return self.op("add.rn.f64", a, b)
+        return self.op(f"add.rn.{self.t}", a, b)
 
     def sub(self, a, b):
-        return self.op("sub.rn.f64", a, b)
+        return self.op(f"sub.rn.{self.t}", a, b)
 
     def setp(self, cmp, a, b):
-        return self.op(f"setp.{cmp}.f64", a, b)
+        return self.op(f"setp.{cmp}.{self.t}", a, b)
 
     def sel(self, p, a, b):
         """p ? a : b"""
-        return self.op("selp.f64", a, b, p)
+        return self.op(f"selp.{self.t}", a, b, p)
 
     def where(self, cmp, a, b, then, other):
         """(a cmp b) ? then : other (false for NaN operands except with .nan/.neu)."""
         return self.sel(self.setp(cmp, a, b), then, other)
 
     def horner(self, t, coeffs):
-        y = self.fma(D(coeffs[0]), t, D(coeffs[1]))
+        y = self.fma(self.imm(coeffs[0]), t, self.imm(coeffs[1]))
         for c in coeffs[2:]:
-            y = self.fma(y, t, D(c))
+            y = self.fma(y, t, self.imm(c))
         return y
+
+
+class _F64(Arith):
+    """f64 shorthands, and the cores' own helpers."""
 
     def clamp(self, x, bound):
         """x limited to [-bound, bound]; NaN stays NaN."""

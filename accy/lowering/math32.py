@@ -1,4 +1,4 @@
-"""The exact math tier's exp, log, tanh, erf, sin and cos in f32 arithmetic, written as PTX.
+"""The exact math tier's exp, log, tanh, logistic, erf, sin and cos in f32 arithmetic, as PTX.
 
 Each core takes an f32 register and returns an f32 register within 1 ulp of the correctly
 rounded value (`math.ULP_BOUND`), using only instructions IEEE 754 defines to the bit (add, mul,
@@ -23,6 +23,9 @@ remainders of fma) where a rounded part would be of the result's own size.
 - tanh: |x| < 0.55: x + x^3 P(x^2); else 1 - 2 / (e^2|x| + 1) with e^2|x| kept as a pair from
   the exp core, the quotient corrected by its exact remainder, and 1 - q by Fast2Sum; |x| is
   clamped to 10 (tanh rounds to 1 past 9.01); x's sign.
+- logistic: E = e^-|x| (|x| clamped to 104) as a pair from the exp core, scaled like exp;
+  (x >= 0 ? 1 : E) / (1 + E) with 1 + E as a pair (Fast2Sum) and the quotient corrected by
+  its remainder (n - q d, from one reciprocal).
 - erf: |x| < 1: x + x V(x^2); |x| < 4: 1 + p(|x| - 2.5) (the argument is exact); else 1; x's
   sign.
 - sin, cos: |x| < 2^17: n = rint(x 2/pi), x - n pi/2 with pi/2 in three f32 parts, as a pair
@@ -84,40 +87,18 @@ SIN = (2.8205814e-06, -0.0001985208, 0.008333378, -0.16666667)
 COS = (-2.8704312e-07, 2.482041e-05, -0.0013888977, 0.041666668)
 
 
-class _F32:
-    """Shorthands for f32 instructions on the kernel emitter `k` (see ptx._Kernel.op); `odd`:
-    a core's last sum rounds to odd (for a result rounded again, to f16 or bf16)."""
+class _F32(_math64.Arith):
+    """f32 shorthands; `odd`: a core's last sum rounds to odd (for a result rounded again, to
+    f16 or bf16)."""
+    t = "f32"
+    imm = staticmethod(F)
 
     def __init__(self, k, odd):
-        self.k, self.odd = k, odd
-
-    def op(self, opcode, *srcs, **kw):
-        return self.k.op(opcode, *srcs, **kw)
-
-    def fma(self, a, b, c):
-        return self.op("fma.rn.f32", a, b, c)
-
-    def mul(self, a, b):
-        return self.op("mul.rn.f32", a, b)
-
-    def add(self, a, b):
-        return self.op("add.rn.f32", a, b)
-
-    def sub(self, a, b):
-        return self.op("sub.rn.f32", a, b)
+        super().__init__(k)
+        self.odd = odd
 
     def neg(self, a):
         return self.op("neg.f32", a)
-
-    def where(self, cmp, a, b, then, other):
-        """(a cmp b) ? then : other (false for NaN operands)."""
-        return self.op("selp.f32", then, other, self.op(f"setp.{cmp}.f32", a, b))
-
-    def horner(self, t, coeffs):
-        y = self.fma(F(coeffs[0]), t, F(coeffs[1]))
-        for c in coeffs[2:]:
-            y = self.fma(y, t, F(c))
-        return y
 
     def total(self, a, b):
         """a + b: the core's last rounding (any magnitudes).
@@ -157,14 +138,39 @@ def _exp_parts(f, x):
     return hi, lo, f.op("cvt.rni.s32.f32", n)
 
 
+def _scale(f, x, e):
+    """x 2^e for an s32 e in [-150, 128], as two normal powers of two: one rounding at most
+    (into the subnormals)."""
+    half = f.k.op("shr.s32", e, 1)
+    rest = f.k.op("sub.s32", e, half)          # both in [-75, 64]
+    return f.mul(f.mul(x, f.power_of_two(half)), f.power_of_two(rest))
+
+
 def exp(k, x, odd=False):
     f = _F32(k, odd)
     x = f.where("gt", x, F(89.0), F(89.0), x)
     x = f.where("lt", x, F(-104.0), F(-104.0), x)
     hi, lo, e = _exp_parts(f, x)
-    half = k.op("shr.s32", e, 1)
-    rest = k.op("sub.s32", e, half)            # both in [-75, 64]: 2^half, 2^rest are normal
-    return f.mul(f.mul(f.total(hi, lo), f.power_of_two(half)), f.power_of_two(rest))
+    return _scale(f, f.total(hi, lo), e)
+
+
+def logistic(k, x, odd=False):
+    """(x >= 0 ? 1 : E) / (1 + E), E = e^-|x| as a pair: the quotient corrected by its
+    remainder, the denominator's rounding by Fast2Sum (1 >= E)."""
+    f = _F32(k, odd)
+    a = f.op("abs.f32", x)
+    a = f.where("gt", a, F(104.0), F(104.0), a)
+    hi, lo, e = _exp_parts(f, f.neg(a))
+    e_hi, e_lo = _scale(f, hi, e), _scale(f, lo, e)
+    d = f.add(e_hi, ONE)
+    d_lo = f.add(f.sub(e_hi, f.sub(d, ONE)), e_lo)
+    positive = f.op("setp.ge.f32", x, ZERO)
+    n = f.sel(positive, ONE, e_hi)
+    n_lo = f.sel(positive, ZERO, e_lo)
+    reciprocal = f.op("div.rn.f32", ONE, d)
+    q = f.mul(n, reciprocal)
+    q_lo = f.mul(f.fma(f.neg(q), d_lo, f.add(f.fma(f.neg(q), d, n), n_lo)), reciprocal)
+    return f.total(q, q_lo)
 
 
 def log(k, x, odd=False):
@@ -259,4 +265,5 @@ def cos(k, x, odd=False):
 
 
 # op name -> core(k, f32 register, odd=False) -> f32 register
-CORES = {"exp": exp, "log": log, "tanh": tanh, "erf": erf, "sin": sin, "cos": cos}
+CORES = {"exp": exp, "log": log, "tanh": tanh, "logistic": logistic, "erf": erf, "sin": sin,
+         "cos": cos}
