@@ -1,14 +1,15 @@
 """The f32 cores of accy/lowering/math32.py as C: the instructions a core writes, translated one
 for one (each instruction's IEEE meaning: fmaf, rintf, a cast rounds to nearest even), compiled
-with contraction off. tests/test_math32.py checks that the C gives the emulator's bits, and then
-the C checks the cores against a reference on as many inputs as one cares to run:
+with contraction off. tests/test_ptx_emitter.py checks that the C gives the emulator's bits;
+then the C checks the cores against a reference on as many inputs as one cares to run:
 
-    python tests/math32_model.py --all           # every f32 input of every core (minutes)
+    python tests/math32_model.py                 # every f32 input of every core (minutes)
     python tests/math32_model.py exp --stride 97
 
 The reference is the function in double (glibc), rounded once to f32, or in long double where
 the double lands within 2^-45 of a rounding midpoint; a result is judged by its distance in
-ulps from it (ordered integers, so -0 and +0 are 1 apart; NaN equals NaN).
+ulps from it (ordered integers; a zero of the wrong sign, or NaN against a number, counts as
+2^31; NaN equals NaN).
 """
 import argparse
 import ctypes
@@ -85,8 +86,8 @@ static inline uint64_t cvt_s64_f64(double x) {
     if (r < -9223372036854775808.0) return 0x8000000000000000ull;
     return (uint64_t)(int64_t)r;
 }
-static double logistic(double x) { return 1 / (1 + exp(-x)); }
-static long double logisticl(long double x) { return 1 / (1 + expl(-x)); }
+static inline double logistic(double x) { return 1 / (1 + exp(-x)); }
+static inline long double logisticl(long double x) { return 1 / (1 + expl(-x)); }
 static inline int64_t ordinal(float f) {
     int32_t i = (int32_t)bits_f32(f);
     return i < 0 ? -(int64_t)(i & 0x7FFFFFFF) - 1 : i;
@@ -112,6 +113,7 @@ void check_NAME(uint64_t start, uint64_t stop, uint64_t stride, uint64_t *counts
         }
         uint64_t dist;
         if (isnan(want) || isnan(y)) dist = (isnan(want) && isnan(y)) ? 0 : 1u << 31;
+        else if (y == 0 && want == 0) dist = signbit(y) == signbit(want) ? 0 : 1u << 31;
         else dist = (uint64_t)llabs(ordinal(y) - ordinal(want));
         counts[dist == 0 ? 0 : dist == 1 ? 1 : 2]++;
         if (dist > worst[0]) { worst[0] = dist; worst[1] = i; }
@@ -188,8 +190,13 @@ def core_c(name):
             if line.endswith(":"):
                 body.append(f"{line[1:-1]}:;")
                 continue
-            guard, _, target = line.partition(" bra ")
-            body.append(f"if ({_operand(guard[1:])}) goto {target[1:]};")
+            guard, _, target = line.rpartition(" ")
+            if guard.startswith("@") and guard.endswith(" bra"):
+                body.append(f"if ({_operand(guard[1:-4])}) goto {target[1:]};")
+            elif guard in ("bra", "bra.uni"):
+                body.append(f"goto {target[1:]};")
+            else:
+                raise ValueError(f"no C for the line {line!r}")
             continue
         opcode, dest, srcs = line
         body.append(_statement(opcode, dest, srcs))
@@ -255,12 +262,12 @@ def check(lib, name, stride=1, threads=1, start=0, stop=1 << 32):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", help=f"cores ({', '.join(math32.CORES)})")
-    parser.add_argument("--all", action="store_true", help="every core, every input")
+    parser.add_argument("names", nargs="*", help=f"cores ({', '.join(math32.CORES)}; "
+                        "default: all)")
     parser.add_argument("--stride", type=int, default=1)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
-    names = list(math32.CORES) if args.all or not args.names else args.names
+    names = args.names or list(math32.CORES)
     with tempfile.TemporaryDirectory() as folder:
         lib = build(names, folder, native=True)
         print("| core | inputs | 0 ulp | 1 ulp | more | worst (input) | seconds |")

@@ -161,10 +161,10 @@ def test_jit_runs_its_compiled_kernels_on_the_device_asked_for(rng):
     assert on_emulator.device == "emulator" and default.device is None
     x, y = draw(rng, (5, 3), "f32"), draw(rng, (5, 3), "f32")
     want = accy.compile(f, x, y).run(x, y, device="reference")
-    for _ in range(2):
-        np.testing.assert_array_equal(on_emulator(x, y), want)
+    for _ in range(2):    # tanh within 1 ulp (|tanh| < 1), then + 1
+        np.testing.assert_allclose(on_emulator(x, y), want, rtol=0, atol=2.0 ** -23)
     assert len(on_emulator._executables) == 1
-    np.testing.assert_array_equal(default(x, y), want)
+    np.testing.assert_allclose(default(x, y), want, rtol=0, atol=2.0 ** -23)
     assert bool(default._executables) == cuda_available()
     with pytest.raises(ValueError, match="device must be one of"):
         accy.jit(f, device="tpu")
@@ -348,7 +348,7 @@ def test_attention_matches_the_reference(shape, causal, dtype, rng):
     # the reference's order and dtypes: its bits, but for f32 exp's 1 ulp (f16/bf16 exp is
     # correctly rounded)
     exe = check(lambda q, k, v: ops.attention(q, k, v, causal=causal), [q, k, v],
-                exact=dtype != "f32", kinds=["flash_attention"])
+                exact=dtype != "f32", kinds=["flash_attention"], rtol=1e-6, atol=1e-6)
     assert not exe.fallbacks
 
 
@@ -356,7 +356,8 @@ def test_attention_matches_the_reference(shape, causal, dtype, rng):
 def test_attention_with_an_additive_mask(mask_shape, rng):
     q, k, v = (draw(rng, (2, 2, 9, 4), "f32") for _ in range(3))
     check(lambda q, k, v, m: ops.attention(q, k, v, mask=m),
-          [q, k, v, draw(rng, mask_shape, "f32")], exact=False, kinds=["flash_attention"])
+          [q, k, v, draw(rng, mask_shape, "f32")], exact=False, kinds=["flash_attention"],
+          rtol=1e-6, atol=1e-6)
 
 
 def test_more_elements_than_one_grid_covers(rng):

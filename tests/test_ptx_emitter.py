@@ -411,13 +411,15 @@ def pow_inputs(rng, dtype, n):
 
 
 MEASURED = {}
-# on f32 the f32 cores (math32) round once from a value about 2^-30 from the exact one, not
-# 2^-50 as the f64 cores do: the share of 1-ulp results on these inputs, with room (measured:
-# exp 2.0%, erf 1.9%, logistic 1.2%, cos 1.0%, sin 0.7%, log 0.33%, tanh 0.13%). On f16
-# and bf16 their sum rounded to odd makes every result the reference's (logistic: all but
-# f16 -2^-11, whose exact value is 2^-38 from a rounding midpoint).
-OFF_BY_ONE = {"exp": 0.03, "erf": 0.03, "logistic": 0.02, "cos": 0.016, "sin": 0.011,
-              "log": 0.005, "tanh": 0.002}
+# on f32 the f32 cores (math32) round once from a value up to about 0.1 ulp from the exact
+# one (the f64 cores: 2^-26 ulp): the share of 1-ulp results on these inputs, with room
+# (measured: erf 1.9%, exp 1.5%, cos 1.0%, logistic 0.76%, sin 0.68%, log 0.33%, tanh
+# 0.08%; tiny x, where e^x is 1 + x + x^2/2, are most of exp's). On
+# f16 and bf16 their last sum rounded to odd makes every result the reference's (logistic:
+# all but f16 -2^-11, whose exact value is 2^-38 from a rounding midpoint).
+OFF_BY_ONE = {"exp": 0.025, "erf": 0.03, "logistic": 0.012, "cos": 0.016, "sin": 0.011,
+              "log": 0.005, "tanh": 0.0015}
+HALF_OFF = {("logistic", "f16"): 1}
 
 
 def check_ulps(op, dtype, got, want, bound):
@@ -433,8 +435,11 @@ def check_ulps(op, dtype, got, want, bound):
     # accuracy regressions inside the bound: almost every result is the reference's own (pow
     # misses exact rounding midpoints, e.g. f16 1.5^7)
     off = int((d > 0).sum())
-    limit = (OFF_BY_ONE.get(op, 0) if dtype == "f32" else 0) + (2e-3 if op == "pow" else 0)
-    assert off <= max(limit * d.size, 2), \
+    if dtype != "f32" and op in math32.CORES:
+        limit = HALF_OFF.get((op, dtype), 0)
+    else:
+        limit = max((OFF_BY_ONE.get(op, 0) + (2e-3 if op == "pow" else 0)) * d.size, 2)
+    assert off <= limit, \
         f"{op} on {dtype}: {off} of {d.size} results differ from the reference"
 
 
@@ -479,19 +484,25 @@ def test_f32_core_c_model_is_the_emulated_ptx(op, rng, device, c_cores):
     assert same.all(), f"{op}: {int((~same).sum())} differ, e.g. x = {x[~same][:4]!r}"
 
 
-# a window of consecutive bit patterns per core where its reduction has its edges
-WINDOWS = {"exp": 0xC2CF0000, "log": 0x3F340000, "tanh": 0x3F0C0000, "logistic": 0xC2AE0000,
-           "erf": 0x3F7E0000, "sin": 0x47FF0000, "cos": 0x3F480000}
+# windows of 2^20 consecutive bit patterns from these, where a core changes path or clamps
+WINDOWS = {"exp": (0xC2CF0000, 0x42B10000),            # subnormal results, overflow
+           "log": (0x3F340000, 0x00780000),            # sqrt(1/2), the smallest normal
+           "tanh": (0x3F0C0000, 0x41100000),           # 0.55, 9.0 to 10 (rounds to 1)
+           "logistic": (0xC2AE0000, 0x80000000),       # subnormal results, -0 and tiny x
+           "erf": (0x3F7E0000, 0x407F0000),            # 1, 4
+           "sin": (0x47FF0000, 0x3F480000),            # 2^17 (the f64 branch), pi/4
+           "cos": (0x47FF0000, 0x3F480000)}
 
 
 @pytest.mark.parametrize("op", tuple(math32.CORES))
 def test_f32_core_within_bound_on_a_sample(op, rng, c_cores):
-    """Every 1021st f32 bit pattern from a random start, and 2^20 consecutive ones at the
-    core's edges, within ULP_BOUND of the reference (tests/math32_model.py --all checks every
-    input)."""
+    """Every 1021st f32 bit pattern from a random start, and 2^20 consecutive ones at each of
+    the core's edges, within ULP_BOUND of the reference (a zero's sign must match;
+    tests/math32_model.py checks every input)."""
     model, lib = c_cores
     start = int(rng.integers(0, 1021))
-    for lo, hi, stride in ((start, 1 << 32, 1021), (WINDOWS[op], WINDOWS[op] + (1 << 20), 1)):
+    spans = [(start, 1 << 32, 1021)] + [(w, w + (1 << 20), 1) for w in WINDOWS[op]]
+    for lo, hi, stride in spans:
         counts, worst, at = model.check(lib, op, stride, threads=2, start=lo, stop=hi)
         assert worst <= ULP_BOUND[op], f"{op}: {worst} ulp at bit pattern {at:#010x}"
         assert counts[0] > 0.8 * sum(counts.values()), counts     # most are correctly rounded

@@ -8,8 +8,8 @@ higher ones after each rounding so that they absorb the rounding of the ones bel
     python tools/fit_math32.py          # prints each fit's coefficients and its weighted error
 
 The printed tuples are what math32.py holds (highest degree first). Whether the cores built
-from them meet their ulp bound is not judged here: tests/test_math32.py and
-`python -m tests.math32_model --all` check the cores themselves.
+from them meet their ulp bound is not judged here: tests/test_ptx_emitter.py and
+`python tests/math32_model.py` (every f32 input) check the cores themselves.
 """
 import math
 
@@ -60,7 +60,9 @@ def _safe(f, at_zero):
 erf = np.vectorize(math.erf)
 
 FITS = {
-    # exp: e^r = 1 + r T(r), |r| <= ln2/2 (+ the rounding of k): error of r T relative to e^r
+    # exp: e^r = 1 + r + r^2 T2(r), |r| <= ln2/2 (+ the rounding of k), weighted as the
+    # error of r T(r) = r (1 + r T2(r)) relative to e^r; math32 holds T2 (the fit less its
+    # pinned constant 1)
     "EXP": (_safe(lambda r: np.expm1(r) / r, 1.0), lambda r: np.abs(r) / np.exp(r),
             -0.3466 * 1.001, 0.3466 * 1.001, 6, (1.0,)),
     # log: log1p(f) = f - f^2/2 + f^3 P(f), f in [sqrt(1/2) - 1, sqrt(2) - 1]

@@ -812,7 +812,7 @@ def _tree(combine, values):
 
 def _exp2(kb, x):
     """2^x by the hardware's approximation: the flash path's results are approximate anyway,
-    and an exact exp (evaluated in f64) would cost more than the tensor-core work."""
+    and the exact tier's exp would cost more than the tensor-core work."""
     return kb.op("exp2", x, approx=True)
 
 

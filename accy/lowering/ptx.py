@@ -78,8 +78,7 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
 - transcendentals on f32, f16, bf16: exp, log, tanh, logistic, erf, sin and cos by the f32
   cores of `accy.lowering.math32` (f16/bf16 widened to f32, the core's last sum rounded to
   odd, then cvt.rn to the half type: one rounding in all), the rest (exp2 expm1 log1p tan
-  cbrt atan2 pow, and rsqrt) with the operand
-  widened to f64, the function evaluated by `accy.lowering.math` in IEEE f64 arithmetic
+  cbrt atan2 pow, and rsqrt) with the operand widened to f64, the function evaluated by `accy.lowering.math` in IEEE f64 arithmetic
   (~2^-50 relative error, pow ~2^-44), rounded once to the dtype (bf16: f64 -> f32 rounded to
   odd, then cvt.rn.bf16.f32). Max error vs the reference, `ULP_BOUND`:
 
@@ -87,12 +86,13 @@ What each op becomes (`INT`, `FLOAT`, `FAST` below are the templates):
       tan cbrt atan2                                             1 ulp
       rsqrt (the reference's own sqrt.rn.f64 + rcp.rn.f64)      0 ulp (bit-exact)
 
-  The f32 cores meet it on every f32 input (checked exhaustively; 0.02-0.7% of all f32
-  results, up to 2% on ordinary magnitudes, are the reference's neighbour; on f16/bf16 all
-  are the reference's but logistic of one f16 value); the f64 ones were measured on 600k random f32 operands per
-  function (wide ranges: subnormals, overflow, |x| up to 3e38 for sin/cos) and every f16/bf16
-  bit pattern: 0 ulp everywhere except pow on f16/bf16, 1 ulp where the exact power is a
-  rounding midpoint (f16 1.5^7 = 17.0859375).
+  The f32 cores meet it on every f32 input (checked exhaustively; 0.01-0.7% of all f32
+  results, a few % on some ranges of ordinary magnitude, are the reference's neighbour; on
+  f16/bf16 every result is the reference's but logistic of one f16 value). The f64 ones
+  were measured on 600k random f32 operands per function (wide ranges: subnormals,
+  overflow, |x| up to 3e38 for sin/cos) and every f16/bf16 bit pattern: 0 ulp everywhere
+  except pow on f16/bf16, 1 ulp where the exact power is a rounding midpoint (f16
+  1.5^7 = 17.0859375).
 - fast tier (f32, and f16/bf16 through f32): add/sub/mul/fma .ftz, div.full.ftz,
   sqrt.approx.ftz, rsqrt.approx.ftz, ex2.approx.ftz (exp, exp2, logistic with rcp.approx),
   lg2.approx.ftz (log), tanh.approx, sin/cos.approx.ftz; expm1, log1p, erf, pow and rem stay
@@ -1024,7 +1024,8 @@ class _Kernel(Assembler):
                                          dtype)
                 if name in _math32.CORES:
                     return self.narrow32(_math32.CORES[name](
-                        self, self.widen32(args[0], dtype), odd=True), dtype)
+                        self, self.widen32(args[0], dtype), odd=True, huge=dtype != "f16"),
+                        dtype)
                 return self.narrow64(self._core(name, [self.widen64(a, dtype) for a in args]),
                                      dtype)
         if name in TRANSCENDENTAL or name == "pow":

@@ -10,7 +10,7 @@ ptxas stays within that):
 - serial: a thread per row (a grid-stride loop over rows) walking it in the reference
   interpreter's order (backwards for a reverse scan), carrying the accumulator; an inclusive
   scan writes it after each step, an exclusive one before. Results are the reference's bit for
-  bit wherever the arithmetic is. Chosen for bodies not known to be associative (anything but
+  bit wherever the arithmetic is (not f32 transcendentals: within 1 ulp each). Chosen for bodies not known to be associative (anything but
   one add, multiply, maximum, minimum, and, or, xor of the accumulator and the element, e.g.
   logcumsumexp's), i1 scans, empty shapes, and rows that fit in one thread (L <= E).
 - column: the same kernel, chosen when the scan dimension is not innermost and the dims after

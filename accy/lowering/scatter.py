@@ -3,7 +3,8 @@ element (a grid-stride loop over x's positions). The thread at (a, k, b) (the di
 axis, the axis, the dims after) starts from x there and walks every index position i in
 row-major order: where indices[i] is k, it applies the update region to its value and
 updates[a, i, b]. That is the reference interpreter's order, so every body (set, add, any
-other) gives its results bit for bit, duplicates included, and an index out of range matches
+other) gives its results bit for bit (an f32 transcendental in it: within its 1 ulp),
+duplicates included, and an index out of range matches
 no element (it is skipped, as StableHLO skips it). O(number of indices) per element, no
 atomics, no workspace.
 
