@@ -1645,6 +1645,7 @@ def test_common_instructions_are_vectorized_over_the_threads():
     """fma/add/setp and integer ops on 64K threads stay a few vectorized numpy passes each: the
     launch makes no more Python and numpy calls (counted by a profile hook) than on 2K threads,
     and issues each instruction once for all of them (lockstep steps)."""
+    import gc
     import sys
     body = "\n".join(["fma.rn.f32 %d, %a, %a, %a;", "add.f32 %d, %d, %a;",
                       "setp.lt.f32 %p1, %d, %a;", "selp.f32 %d, %d, %a, %p1;",
@@ -1662,11 +1663,15 @@ def test_common_instructions_are_vectorized_over_the_threads():
 
         def count(frame, event, arg):
             calls[0] += event in ("call", "c_call")
+        # no collection inside: finalizers of earlier tests' objects would count as calls
+        gc.collect()
+        gc.disable()
         sys.setprofile(count)
         try:
             stats = fn(pout, px, block=(1024, 1, 1), grid=(n // 1024, 1, 1))
         finally:
             sys.setprofile(None)
+            gc.enable()
         return calls[0], stats
 
     launch(2048)                            # the first launch parses and compiles the kernel
