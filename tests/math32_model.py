@@ -71,21 +71,18 @@ static inline float f32_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f;
 static inline double f64_bits(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
 static inline uint32_t bits_f32(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
 static inline uint64_t bits_f64(double d) { uint64_t b; memcpy(&b, &d, 8); return b; }
-/* PTX: NaN -> 0, out of range saturates */
-static inline uint32_t cvt_s32_f32(float x) {
-    if (isnan(x)) return 0;
-    float r = rintf(x);
-    if (r >= 2147483648.0f) return 0x7FFFFFFFu;
-    if (r < -2147483648.0f) return 0x80000000u;
-    return (uint32_t)(int32_t)r;
-}
-static inline uint64_t cvt_s64_f64(double x) {
-    if (isnan(x)) return 0;
-    double r = rint(x);
-    if (r >= 9223372036854775808.0) return 0x7FFFFFFFFFFFFFFFull;
-    if (r < -9223372036854775808.0) return 0x8000000000000000ull;
-    return (uint64_t)(int64_t)r;
-}
+/* PTX's cvt.rni to a signed integer: NaN -> 0, out of range saturates */
+#define CVT_RNI(name, F, RINT, U, S, BITS)                      \
+    static inline U name(F x) {                                \
+        const F limit = (F)((U)1 << (BITS - 1));               \
+        if (isnan(x)) return 0;                                \
+        F r = RINT(x);                                         \
+        if (r >= limit) return (U)-1 >> 1;                     \
+        if (r < -limit) return (U)1 << (BITS - 1);             \
+        return (U)(S)r;                                        \
+    }
+CVT_RNI(cvt_s32_f32, float, rintf, uint32_t, int32_t, 32)
+CVT_RNI(cvt_s64_f64, double, rint, uint64_t, int64_t, 64)
 static inline double logistic(double x) { return 1 / (1 + exp(-x)); }
 static inline long double logisticl(long double x) { return 1 / (1 + expl(-x)); }
 static inline int64_t ordinal(float f) {
